@@ -1,0 +1,3 @@
+from easel_ls.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,323 @@
+"""Configuration: discovery (closest config wins), rule selection, per-file ignores, options.
+
+Config lives in ``[tool.easel-ls]`` of ``pyproject.toml``, or at the top level of
+``easel-ls.toml`` / ``.easel-ls.toml``. Keys are flat and kebab-case (see docs/rules.md).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from easel_ls.findings import Severity
+from easel_ls.rules import RULES
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+CONFIG_FILES = ("easel-ls.toml", ".easel-ls.toml", "pyproject.toml")
+
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "max-file-size": 5 * 1024 * 1024,
+    "skill-roots": None,  # None: every skills/<group>/ folder that holds skills
+    "shared-scripts": "skills/shared/scripts",
+    "outputs-dir": "outputs",
+    "min-cjk-ratio": 0.3,
+    "trigger-words": [
+        "当用户",
+        "触发",
+        "使用时机",
+        "适用场景",
+        "用户说",
+        "用户问",
+        "用户需要",
+        "用于",
+        "用户想",
+        "用户要",
+    ],
+    "boundary-words": ["不负责", "不处理", "区别于", "边界", "转", "交给", "请用", "不做", "不适用"],
+    "description-length": [80, 300],
+    "max-body-lines": 200,
+    "required-sections": ["输入", "输出", "执行步骤", "Profile 感知"],
+    "generic-project-names": [
+        "xhs",
+        "test",
+        "tmp",
+        "temp",
+        "demo",
+        "output",
+        "outputs",
+        "result",
+        "results",
+    ],
+    "system-dirs": ["_login", "_publish", "_analytics", "_profile_build", "_scratch"],
+    "extra-internal-domains": [],
+}
+
+_SELECTION_KEYS = {"select", "ignore", "extend-select", "per-file-ignores", "severity"}
+
+
+class ConfigError(Exception):
+    """A config file that cannot be used; the CLI exits 2 with this message."""
+
+
+@dataclass(frozen=True)
+class UnknownCodeInConfig:
+    config_path: Path
+    key: str
+    code: str
+
+
+@dataclass(frozen=True)
+class Settings:
+    select: tuple[str, ...] = ("FM", "BD", "RS", "CM", "MF", "OP", "PB", "CG", "TS", "EZ")
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    severity: tuple[tuple[str, Severity], ...] = ()
+    options: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULT_OPTIONS))
+    config_path: Path | None = None
+    base_dir: Path | None = None
+    unknown_codes: tuple[UnknownCodeInConfig, ...] = ()
+
+    def option(self, key: str) -> Any:
+        return self.options.get(key, DEFAULT_OPTIONS.get(key))
+
+    def is_enabled(self, code: str, rel_path: str | None = None) -> bool:
+        def best(prefixes: Iterable[str]) -> int:
+            return max((len(p) for p in prefixes if code.startswith(p)), default=-1)
+
+        selected = max(best(self.select), best(self.extend_select))
+        ignored = best(self.ignore)
+        if rel_path is not None:
+            for pattern, codes in self.per_file_ignores:
+                if _glob_match(rel_path, pattern):
+                    ignored = max(ignored, best(codes))
+        # Like ruff: the more specific prefix wins; on a tie, ignore wins.
+        return selected >= 0 and selected > ignored
+
+    def severity_of(self, code: str) -> Severity:
+        for c, sev in self.severity:
+            if c == code:
+                return sev
+        return RULES[code].severity
+
+    def with_overrides(
+        self,
+        *,
+        select: Iterable[str] | None = None,
+        ignore: Iterable[str] | None = None,
+        extend_select: Iterable[str] | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> Settings:
+        new = self
+        if select is not None:
+            new = replace(new, select=tuple(select), extend_select=())
+        if ignore is not None:
+            new = replace(new, ignore=new.ignore + tuple(ignore))
+        if extend_select is not None:
+            new = replace(new, extend_select=new.extend_select + tuple(extend_select))
+        if options:
+            merged = dict(new.options)
+            merged.update(options)
+            new = replace(new, options=merged)
+        return new
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "config_path": str(self.config_path) if self.config_path else None,
+            "select": list(self.select),
+            "extend-select": list(self.extend_select),
+            "ignore": list(self.ignore),
+            "per-file-ignores": {p: list(c) for p, c in self.per_file_ignores},
+            "severity": {c: s.word for c, s in self.severity},
+            "enabled": sorted(code for code in RULES if self.is_enabled(code)),
+            "options": dict(self.options),
+        }
+
+
+def _glob_match(rel_path: str, pattern: str) -> bool:
+    path = PurePosixPath(rel_path)
+    pattern = pattern.strip("/")
+    if fnmatch.fnmatch(rel_path, pattern) or path.match(pattern):
+        return True
+    # "dir/" style and "dir/**" patterns match everything beneath.
+    base = pattern[:-3] if pattern.endswith("/**") else pattern
+    return rel_path == base or rel_path.startswith(base.rstrip("/") + "/")
+
+
+def _known_prefix(code: str) -> bool:
+    return any(c.startswith(code) for c in RULES) if code else False
+
+
+def _as_codes(value: Any, key: str, path: Path) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{path}: `{key}` must be a list of rule codes")
+    return tuple(v.strip().upper() for v in value)
+
+
+def _read_toml(path: Path) -> dict[str, Any] | None:
+    try:
+        data = tomllib.loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    if path.name == "pyproject.toml":
+        tool = data.get("tool", {})
+        section = tool.get("easel-ls") if isinstance(tool, dict) else None
+        return section if isinstance(section, dict) else None
+    return data
+
+
+def settings_from_table(table: Mapping[str, Any], path: Path) -> Settings:
+    unknown: list[UnknownCodeInConfig] = []
+
+    def codes(key: str) -> tuple[str, ...]:
+        found = _as_codes(table[key], key, path)
+        unknown.extend(UnknownCodeInConfig(path, key, c) for c in found if not _known_prefix(c))
+        return found
+
+    base = Settings(config_path=path, base_dir=path.parent)
+    kwargs: dict[str, Any] = {}
+    if "select" in table:
+        kwargs["select"] = codes("select")
+    if "ignore" in table:
+        kwargs["ignore"] = codes("ignore")
+    if "extend-select" in table:
+        kwargs["extend_select"] = codes("extend-select")
+    if "per-file-ignores" in table:
+        pfi = table["per-file-ignores"]
+        if not isinstance(pfi, dict):
+            raise ConfigError(f"{path}: `per-file-ignores` must be a table of glob = [codes]")
+        entries = []
+        for pattern, value in pfi.items():
+            found = _as_codes(value, f"per-file-ignores.{pattern}", path)
+            unknown.extend(
+                UnknownCodeInConfig(path, "per-file-ignores", c)
+                for c in found
+                if not _known_prefix(c)
+            )
+            entries.append((str(pattern), found))
+        kwargs["per_file_ignores"] = tuple(entries)
+    if "severity" in table:
+        sev = table["severity"]
+        if not isinstance(sev, dict):
+            raise ConfigError(f"{path}: `severity` must be a table of CODE = \"error|warning|info\"")
+        pairs = []
+        for code, word in sev.items():
+            code = str(code).upper()
+            if code not in RULES:
+                unknown.append(UnknownCodeInConfig(path, "severity", code))
+                continue
+            try:
+                pairs.append((code, Severity.parse(str(word))))
+            except KeyError:
+                raise ConfigError(
+                    f"{path}: severity for {code} must be error, warning or info, not {word!r}"
+                ) from None
+        kwargs["severity"] = tuple(pairs)
+    options = dict(DEFAULT_OPTIONS)
+    for key, value in table.items():
+        if key in _SELECTION_KEYS:
+            continue
+        if key not in DEFAULT_OPTIONS:
+            raise ConfigError(
+                f"{path}: unknown option `{key}` (known: {', '.join(sorted(DEFAULT_OPTIONS))})"
+            )
+        options[key] = _validate_option(key, value, path)
+    kwargs["options"] = options
+    kwargs["unknown_codes"] = tuple(unknown)
+    return replace(base, **kwargs)
+
+
+def _validate_option(key: str, value: Any, path: Path) -> Any:
+    default = DEFAULT_OPTIONS[key]
+    if key == "description-length":
+        ok = (
+            isinstance(value, list)
+            and len(value) == 2
+            and all(isinstance(v, int) and v >= 0 for v in value)
+        )
+        if not ok:
+            raise ConfigError(f"{path}: `{key}` must be a list of two integers [min, max]")
+        return value
+    if isinstance(default, list) or key == "skill-roots":
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{path}: `{key}` must be a list of strings")
+        return value
+    if isinstance(default, bool) or (
+        isinstance(default, (int, float)) and not isinstance(value, (int, float))
+    ):
+        raise ConfigError(f"{path}: `{key}` must be a number")
+    if isinstance(default, str) and not isinstance(value, str):
+        raise ConfigError(f"{path}: `{key}` must be a string")
+    return value
+
+
+def load_config_file(path: Path) -> Settings | None:
+    table = _read_toml(path)
+    if table is None:
+        return None
+    return settings_from_table(table, path)
+
+
+class ConfigResolver:
+    """Finds the closest config for a file, caching per folder."""
+
+    def __init__(
+        self,
+        explicit: Path | None = None,
+        stop_at: Path | None = None,
+        overrides: Mapping[str, Any] | None = None,
+    ) -> None:
+        # Command-line / editor selection and options win over every config file.
+        self._overrides = dict(overrides or {})
+        self._explicit = load_config_file(explicit) if explicit else None
+        if explicit and self._explicit is None:
+            raise ConfigError(f"{explicit}: no [tool.easel-ls] section")
+        self._stop_at = stop_at
+        self._by_dir: dict[Path, Settings] = {}
+        self.loaded: dict[Path, Settings] = {}
+
+    def for_path(self, path: Path) -> Settings:
+        if self._explicit is not None:
+            settings = self._explicit
+        else:
+            settings = self._for_dir(path if path.is_dir() else path.parent)
+        if self._overrides:
+            settings = settings.with_overrides(**self._overrides)
+        return settings
+
+    def _for_dir(self, folder: Path) -> Settings:
+        cached = self._by_dir.get(folder)
+        if cached is not None:
+            return cached
+        settings: Settings | None = None
+        for name in CONFIG_FILES:
+            candidate = folder / name
+            if candidate.is_file():
+                settings = self.loaded.get(candidate) or load_config_file(candidate)
+                if settings is not None:
+                    self.loaded[candidate] = settings
+                    break
+        if settings is None:
+            parent = folder.parent
+            at_top = parent == folder or (self._stop_at is not None and folder == self._stop_at)
+            settings = Settings() if at_top else self._for_dir(parent)
+        self._by_dir[folder] = settings
+        return settings
+
+    def invalidate(self) -> None:
+        self._by_dir.clear()
+        self.loaded.clear()

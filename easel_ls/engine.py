@@ -1,0 +1,298 @@
+"""Runs the rules over a document or a workspace.
+
+text -> model (cached by content hash) -> rules -> findings -> suppressions and config.
+A rule that raises is isolated as EZ003 on that file; the other rules still run.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import traceback
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from easel_ls.config import Settings
+from easel_ls.findings import Finding, Fix, Location, Range
+from easel_ls.model.text import TextDocument
+from easel_ls.rules import RULES
+from easel_ls.workspace import SKILL_FILE, Skill, Workspace
+
+if TYPE_CHECKING:
+    from easel_ls.model.argparse_model import ScriptModel
+    from easel_ls.model.commands import Invocation
+    from easel_ls.model.frontmatter import Frontmatter
+    from easel_ls.model.markdown import MarkdownModel
+
+
+class FileKind(str, enum.Enum):
+    SKILL = "skill"  # SKILL.md
+    REFERENCE = "reference"  # <skill>/references/**/*.md
+    SCRIPT = "script"  # <skill>/scripts/* and shared scripts (.py, .sh)
+    TEST = "test"  # <skill>/tests/*.prompt|*.expected
+    MANIFEST = "manifest"  # outputs/<topic>/.easel.json
+    OUTPUT = "output"  # other files under outputs/
+    OTHER = "other"
+
+
+def classify(workspace: Workspace, path: Path) -> tuple[FileKind, Skill | None]:
+    if path.name == ".easel.json":
+        return FileKind.MANIFEST, None
+    outputs = workspace.outputs_dir()
+    if _is_under(path, outputs):
+        return FileKind.OUTPUT, None
+    skill = workspace.skill_of(path)
+    if skill is not None:
+        rel = path.relative_to(skill.folder).parts
+        if rel == (SKILL_FILE,):
+            return FileKind.SKILL, skill
+        if rel[0] == "references" and path.suffix.lower() == ".md":
+            return FileKind.REFERENCE, skill
+        if rel[0] == "scripts" and path.suffix in (".py", ".sh"):
+            return FileKind.SCRIPT, skill
+        if rel[0] == "tests" and path.suffix in (".prompt", ".expected") and len(rel) == 2:
+            return FileKind.TEST, skill
+        return FileKind.OTHER, skill
+    if path.suffix in (".py", ".sh") and _is_under(path, workspace.shared_scripts_dir()):
+        return FileKind.SCRIPT, None
+    return FileKind.OTHER, None
+
+
+def _is_under(path: Path, folder: Path) -> bool:
+    try:
+        path.relative_to(folder)
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass
+class Context:
+    """What a rule sees: one document, its kind, its skill, the workspace and settings."""
+
+    workspace: Workspace
+    doc: TextDocument
+    kind: FileKind
+    skill: Skill | None
+    settings: Settings
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def path(self) -> Path:
+        return self.doc.path
+
+    @property
+    def root(self) -> Path:
+        return self.workspace.root
+
+    def option(self, key: str):  # type: ignore[no-untyped-def]
+        return self.settings.option(key)
+
+    def report(
+        self,
+        code: str,
+        rng: Range,
+        message: str,
+        *,
+        fixes: Iterable[Fix] = (),
+        related: Iterable[Location] = (),
+        help: str | None = None,
+    ) -> None:
+        self.findings.append(self.finding(code, rng, message, fixes=fixes, related=related, help=help))
+
+    def finding(
+        self,
+        code: str,
+        rng: Range,
+        message: str,
+        *,
+        fixes: Iterable[Fix] = (),
+        related: Iterable[Location] = (),
+        help: str | None = None,
+    ) -> Finding:
+        rule = RULES[code]
+        return Finding(
+            code=code,
+            name=rule.name,
+            severity=rule.severity,
+            message=message,
+            path=self.path,
+            range=rng,
+            fixes=list(fixes),
+            related=list(related),
+            help=help,
+        )
+
+    # Parsed artefacts come from the workspace cache (keyed by path + content hash).
+    @cached_property
+    def frontmatter(self) -> Frontmatter:
+        from easel_ls.model.frontmatter import Frontmatter, parse_frontmatter
+
+        if self.kind is not FileKind.SKILL:
+            return Frontmatter(present=False, closed=False, end_line=0, body_start_line=0)
+        return self.workspace.artefact("frontmatter", self.doc, lambda: parse_frontmatter(self.doc))
+
+    @cached_property
+    def markdown(self) -> MarkdownModel:
+        from easel_ls.model.markdown import parse_markdown
+
+        start = self.frontmatter.body_start_line if self.frontmatter.closed else 0
+        return self.workspace.artefact("markdown", self.doc, lambda: parse_markdown(self.doc, start))
+
+    @cached_property
+    def invocations(self) -> list[Invocation]:
+        from easel_ls.model.commands import extract_invocations
+
+        return self.workspace.artefact(
+            "invocations", self.doc, lambda: extract_invocations(self.doc, self.markdown)
+        )
+
+    def script_model(self, path: Path) -> ScriptModel | None:
+        return script_model(self.workspace, path)
+
+
+def script_model(workspace: Workspace, path: Path) -> ScriptModel | None:
+    """The static argparse model of a script, cached by path + content hash; None if unreadable."""
+    from easel_ls.model.argparse_model import analyse_script
+
+    text = workspace.read(path)
+    if text.doc is None:
+        return None
+    doc = text.doc
+    return workspace.artefact("argparse", doc, lambda: analyse_script(doc.text, str(path)))
+
+
+Checker = Callable[[Context], None]
+
+
+@dataclass(frozen=True)
+class RegisteredChecker:
+    name: str
+    kinds: frozenset[FileKind]
+    codes: tuple[str, ...]
+    func: Checker
+
+
+_CHECKERS: list[RegisteredChecker] = []
+
+
+def checker(*kinds: FileKind, codes: Sequence[str]) -> Callable[[Checker], Checker]:
+    """Register a rule function for some file kinds; ``codes`` are the codes it may report."""
+
+    def register(func: Checker) -> Checker:
+        _CHECKERS.append(
+            RegisteredChecker(
+                f"{func.__module__.rsplit('.', 1)[-1]}.{func.__name__}",
+                frozenset(kinds),
+                tuple(codes),
+                func,
+            )
+        )
+        return func
+
+    return register
+
+
+def _load_rules() -> list[RegisteredChecker]:
+    if not _CHECKERS:
+        from easel_ls.rules import (  # noqa: F401  (importing registers the checkers)
+            body,
+            commands,
+            frontmatter,
+            publish,
+            resources,
+            skill_tests,
+        )
+    return _CHECKERS
+
+
+def check_document(workspace: Workspace, doc: TextDocument) -> list[Finding]:
+    """All findings for one document (its text may be an unsaved editor buffer)."""
+    from easel_ls.suppressions import apply_suppressions
+
+    kind, skill = classify(workspace, doc.path)
+    settings = workspace.settings_for(doc.path)
+    ctx = Context(workspace, doc, kind, skill, settings)
+    rel = workspace.rel(doc.path)
+    for registered in _load_rules():
+        if kind not in registered.kinds:
+            continue
+        if not any(settings.is_enabled(code, rel) for code in registered.codes):
+            continue
+        try:
+            registered.func(ctx)
+        except Exception as exc:  # noqa: BLE001 - a crashing rule must not stop the others
+            frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+            where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
+            ctx.report(
+                "EZ003",
+                Range.line_start(0),
+                f"rule {registered.name} failed on this file: "
+                f"{type(exc).__name__}: {exc}{where}; other rules still ran",
+            )
+    findings = apply_suppressions(ctx, ctx.findings)
+    return finalize(findings, settings, rel)
+
+
+def finalize(findings: list[Finding], settings: Settings, rel: str) -> list[Finding]:
+    kept = []
+    for f in findings:
+        if f.code != "EZ003" and not settings.is_enabled(f.code, rel):
+            continue
+        f.severity = settings.severity_of(f.code)
+        kept.append(f)
+    kept.sort(key=lambda f: f.sort_key)
+    return kept
+
+
+def unreadable_finding(workspace: Workspace, path: Path, reason: str) -> Finding:
+    rule = RULES["EZ004"]
+    return Finding(
+        code="EZ004",
+        name=rule.name,
+        severity=workspace.settings_for(path).severity_of("EZ004"),
+        message=f"file {reason}; it is skipped",
+        path=path,
+        range=Range.line_start(0),
+    )
+
+
+CHECKED_SUFFIXES = {".md", ".py", ".sh", ".prompt", ".expected", ".json"}
+
+
+def wants(workspace: Workspace, path: Path) -> bool:
+    """Whether `--check` over a folder should look at this file."""
+    kind, _ = classify(workspace, path)
+    return kind is not FileKind.OTHER
+
+
+def check_paths(
+    workspace: Workspace,
+    paths: list[Path],
+    *,
+    progress: Callable[[int, Path], None] | None = None,
+) -> Iterator[Finding]:
+    explicit = {p.resolve() for p in paths if p.is_file()}
+    for i, path in enumerate(workspace.iter_files(paths)):
+        if path.resolve() not in explicit and not wants(workspace, path):
+            continue
+        if progress is not None:
+            progress(i, path)
+        yield from check_path(workspace, path)
+
+
+def check_path(workspace: Workspace, path: Path) -> list[Finding]:
+    text = workspace.read(path)
+    if text.doc is None:
+        rel = workspace.rel(path)
+        settings = workspace.settings_for(path)
+        if not settings.is_enabled("EZ004", rel):
+            return []
+        return [unreadable_finding(workspace, path, text.error or "cannot be read")]
+    return check_document(workspace, text.doc)
+
+
+SUPPRESSION_CODE = re.compile(r"[A-Z]{2}\d{3}")

@@ -1,0 +1,135 @@
+"""Applying fixes to text and files. Every write is atomic (temp file + os.replace in the same
+folder), so a crash mid-write leaves the original intact."""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from easel_ls.findings import Fix, Range, TextEdit
+from easel_ls.model.text import TextDocument
+
+
+def atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = None
+    with contextlib.suppress(OSError):
+        mode = path.stat().st_mode & 0o7777
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def apply_edits(doc: TextDocument, edits: Iterable[TextEdit]) -> str:
+    """Apply non-overlapping edits to a document's text (edits are in document positions)."""
+    spans = sorted(
+        ((doc.offset_at(e.range.start), doc.offset_at(e.range.end), e.new_text) for e in edits),
+        key=lambda s: (s[0], s[1]),
+    )
+    out = []
+    cursor = 0
+    for start, end, new in spans:
+        if start < cursor:
+            raise ValueError("overlapping edits")
+        out.append(doc.text[cursor:start])
+        out.append(new)
+        cursor = end
+    out.append(doc.text[cursor:])
+    return "".join(out)
+
+
+def _overlaps(a: Range, b: Range) -> bool:
+    return not (a.end <= b.start or b.end <= a.start) or a.start == b.start
+
+
+@dataclass
+class FixPlan:
+    """Fixes chosen for one pass: non-overlapping per file, the rest wait for the next pass."""
+
+    edits: dict[Path, list[TextEdit]] = field(default_factory=dict)
+    creates: dict[Path, str] = field(default_factory=dict)
+    renames: list[tuple[Path, Path]] = field(default_factory=list)
+    applied: int = 0
+
+    def add(self, fix: Fix) -> bool:
+        for edit in fix.edits:
+            for other in self.edits.get(edit.path, []):
+                if _overlaps(edit.range, other.range):
+                    return False
+        if any(c.path in self.creates for c in fix.creates):
+            return False
+        for edit in fix.edits:
+            self.edits.setdefault(edit.path, []).append(edit)
+        for create in fix.creates:
+            self.creates[create.path] = create.content
+        self.renames.extend((r.old_path, r.new_path) for r in fix.renames)
+        self.applied += 1
+        return True
+
+
+@dataclass
+class FileChange:
+    path: Path
+    before: str | None  # None: the file is created
+    after: str | None  # None: the file is removed (renamed away)
+
+
+def plan_changes(plan: FixPlan, read: callable) -> list[FileChange]:  # type: ignore[valid-type]
+    changes: list[FileChange] = []
+    for path, edits in plan.edits.items():
+        before = read(path)
+        if before is None:
+            before_text = plan.creates.get(path, "")
+            doc = TextDocument(path, before_text)
+            changes.append(FileChange(path, None, apply_edits(doc, edits)))
+            plan.creates.pop(path, None)
+            continue
+        doc = TextDocument(path, before)
+        changes.append(FileChange(path, before, apply_edits(doc, edits)))
+    for path, content in plan.creates.items():
+        if read(path) is None:
+            changes.append(FileChange(path, None, content))
+    for old, new in plan.renames:
+        text = read(old)
+        if text is not None and read(new) is None:
+            changes.append(FileChange(old, text, None))
+            changes.append(FileChange(new, None, text))
+    return changes
+
+
+def write_changes(changes: list[FileChange]) -> None:
+    for change in changes:
+        if change.after is None:
+            with contextlib.suppress(FileNotFoundError):
+                change.path.unlink()
+        elif change.before is None:
+            # Never clobber a file that appeared meanwhile.
+            if change.path.exists():
+                continue
+            atomic_write(change.path, change.after)
+        else:
+            atomic_write(change.path, change.after)
+
+
+def unified_diff(change: FileChange, label: str) -> str:
+    before = (change.before or "").splitlines(keepends=True)
+    after = (change.after or "").splitlines(keepends=True)
+    old = "/dev/null" if change.before is None else f"a/{label}"
+    new = "/dev/null" if change.after is None else f"b/{label}"
+    lines = list(difflib.unified_diff(before, after, old, new))
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)

@@ -1,0 +1,167 @@
+"""SKILL.md frontmatter: the `---` block, composed with PyYAML so every key and value has a range.
+
+Composing (not constructing) keeps node marks and never expands aliases, so a "billion laughs"
+document costs nothing; duplicate keys survive as separate pairs for FM007.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import yaml
+
+from easel_ls.findings import Position, Range
+from easel_ls.model.text import TextDocument
+
+try:  # libyaml is much faster; its marks are code points like the pure-Python loader's.
+    _Loader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - depends on the PyYAML build
+    _Loader = yaml.SafeLoader
+
+_FENCE = "---"
+MAX_DEPTH = 64
+
+
+@dataclass
+class YamlError:
+    message: str
+    range: Range
+    hint: str | None = None
+
+
+@dataclass
+class Frontmatter:
+    present: bool  # an opening `---` on line 1
+    closed: bool  # ... and a closing `---` (or `...`)
+    end_line: int  # line of the closing fence (or last line when unclosed)
+    body_start_line: int
+    root: yaml.Node | None = None
+    error: YamlError | None = None
+    line_offset: int = 1  # document line of the YAML text's first line
+    comments: dict[int, str] = field(default_factory=dict)  # doc line -> trailing `#` comment
+
+    def node_range(self, node: yaml.Node) -> Range:
+        return Range(self._pos(node.start_mark), self._pos(node.end_mark))
+
+    def _pos(self, mark: yaml.Mark) -> Position:
+        return Position(mark.line + self.line_offset, mark.column)
+
+    @property
+    def mapping(self) -> yaml.MappingNode | None:
+        return self.root if isinstance(self.root, yaml.MappingNode) else None
+
+    def items(self) -> list[tuple[yaml.ScalarNode, yaml.Node]]:
+        return mapping_items(self.mapping)
+
+    def get(self, key: str) -> tuple[yaml.ScalarNode, yaml.Node] | None:
+        for k, v in self.items():
+            if k.value == key:
+                return k, v
+        return None
+
+
+def mapping_items(node: yaml.Node | None) -> list[tuple[yaml.ScalarNode, yaml.Node]]:
+    """Scalar-keyed pairs of a mapping node (merge keys and complex keys are skipped)."""
+    if not isinstance(node, yaml.MappingNode):
+        return []
+    return [(k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode)]
+
+
+def scalar_text(node: yaml.Node | None) -> str | None:
+    """The resolved string of a scalar node, or None for anything else / null."""
+    if not isinstance(node, yaml.ScalarNode):
+        return None
+    if node.tag == "tag:yaml.org,2002:null":
+        return None
+    return str(node.value)
+
+
+def is_empty(node: yaml.Node | None) -> bool:
+    if node is None:
+        return True
+    if isinstance(node, yaml.ScalarNode):
+        return node.tag == "tag:yaml.org,2002:null" or not str(node.value).strip()
+    return not node.value
+
+
+def parse_frontmatter(doc: TextDocument) -> Frontmatter:
+    first = doc.line_text(0).rstrip()
+    if first != _FENCE:
+        return Frontmatter(present=False, closed=False, end_line=0, body_start_line=0)
+    end = None
+    for line in range(1, doc.line_count):
+        if doc.line_text(line).rstrip() in (_FENCE, "..."):
+            end = line
+            break
+    if end is None:
+        last = doc.line_count - 1
+        return Frontmatter(present=True, closed=False, end_line=last, body_start_line=last + 1)
+    fm = Frontmatter(present=True, closed=True, end_line=end, body_start_line=end + 1)
+    yaml_text = "\n".join(doc.line_text(i) for i in range(1, end))
+    fm.comments = _trailing_comments(doc, 1, end)
+    if not yaml_text.strip():
+        return fm
+    try:
+        fm.root = yaml.compose(yaml_text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        fm.error = _yaml_error(exc, doc, fm.line_offset)
+    except yaml.YAMLError as exc:
+        fm.error = YamlError(str(exc), Range.line_start(1))
+    except RecursionError:
+        fm.error = YamlError("the YAML nests too deeply to analyse", Range.line_start(1))
+    else:
+        if fm.root is not None and _too_deep(fm.root):
+            fm.error = YamlError(
+                f"the YAML nests deeper than {MAX_DEPTH} levels", fm.node_range(fm.root)
+            )
+            fm.root = None
+    return fm
+
+
+def _too_deep(root: yaml.Node) -> bool:
+    stack: list[tuple[yaml.Node, int]] = [(root, 0)]
+    seen: set[int] = set()
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        if id(node) in seen:  # aliases share nodes; never walk one twice
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                stack.append((k, depth + 1))
+                stack.append((v, depth + 1))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((c, depth + 1) for c in node.value)
+    return False
+
+
+def _yaml_error(exc: yaml.MarkedYAMLError, doc: TextDocument, offset: int) -> YamlError:
+    mark = exc.problem_mark or exc.context_mark
+    problem = exc.problem or str(exc)
+    if mark is None:
+        return YamlError(problem, Range.line_start(offset))
+    line = min(mark.line + offset, doc.line_count - 1)
+    col = min(mark.column, len(doc.line_text(line)))
+    rng = Range(Position(line, col), Position(line, min(col + 1, len(doc.line_text(line)))))
+    message = problem
+    if exc.context:
+        message = f"{problem} ({exc.context})"
+    hint = None
+    if "mapping values are not allowed" in problem:
+        hint = (
+            "an unquoted value contains `: `, which YAML reads as a new key; quote the value "
+            "or use a block scalar (`description: >-` and the text on the next lines)"
+        )
+    return YamlError(message, rng, hint)
+
+
+def _trailing_comments(doc: TextDocument, start: int, end: int) -> dict[int, str]:
+    found = {}
+    for line in range(start, end):
+        text = doc.line_text(line)
+        idx = text.find(" #")
+        if idx != -1 and "easel-ls" in text[idx:]:
+            found[line] = text[idx + 2 :]
+    return found

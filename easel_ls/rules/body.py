@@ -1,0 +1,99 @@
+"""BD — SKILL.md body."""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from easel_ls.engine import Context, FileKind, checker
+from easel_ls.findings import Applicability, Fix, Position, Range, TextEdit
+from easel_ls.spec import PROFILE_MARKER
+
+# Anything that looks like an attempt at the marker: `==… EASEL … PROFILE …==` in any case/spacing.
+_MARKER_LIKE = re.compile(r"={2,}[^=\n]{0,60}?(?:PROFILE|PROFLE|PROFIL|EASEL)[^=\n]{0,60}?={2,}", re.I)
+_NUMBERING = re.compile(r"^(?:\d+[.、)]\s*|[一二三四五六七八九十]+[、.]\s*)")
+
+
+def _body_range(ctx: Context) -> tuple[int, int]:
+    """First body line and the number of body lines (a final newline ends, not adds, a line)."""
+    fm = ctx.frontmatter
+    start = fm.body_start_line if fm.closed else 0
+    total = ctx.doc.line_count
+    if ctx.doc.text.endswith(("\n", "\r")):
+        total -= 1
+    return start, max(0, total - start)
+
+
+@checker(FileKind.SKILL, codes=("BD001",))
+def body_length(ctx: Context) -> None:
+    limit = int(ctx.option("max-body-lines"))
+    start, count = _body_range(ctx)
+    if count > limit:
+        line = start + limit
+        ctx.report(
+            "BD001",
+            Range.of(line, 0, line, len(ctx.doc.line_text(line))),
+            f"body is {count} lines; the spec keeps SKILL.md under {limit} "
+            f"(this is line {limit + 1} of the body)",
+            help="move domain knowledge into references/*.md and link to it",
+        )
+
+
+@checker(FileKind.SKILL, codes=("BD002",))
+def required_sections(ctx: Context) -> None:
+    if not ctx.frontmatter.closed:
+        return
+    titles = []
+    for heading in ctx.markdown.headings:
+        if heading.level == 2:
+            titles.append(_NUMBERING.sub("", heading.text.strip()))
+    start, _ = _body_range(ctx)
+    anchor_line = next((h.range.start.line for h in ctx.markdown.headings if h.level == 1), start)
+    anchor_line = min(anchor_line, ctx.doc.line_count - 1)
+    anchor = Range.of(anchor_line, 0, anchor_line, len(ctx.doc.line_text(anchor_line)))
+    end = ctx.doc.end_position
+    for section in ctx.option("required-sections"):
+        if any(t.startswith(section) for t in titles):
+            continue
+        sep = "" if ctx.doc.text.endswith("\n") else "\n"
+        ctx.report(
+            "BD002",
+            anchor,
+            f"section `## {section}` is missing",
+            fixes=[
+                Fix(
+                    f"Append `## {section}` section",
+                    Applicability.UNSAFE,
+                    (TextEdit(ctx.path, Range(end, end), f"{sep}\n## {section}\n\n"),),
+                )
+            ],
+        )
+
+
+@checker(FileKind.SKILL, FileKind.REFERENCE, codes=("BD003",))
+def profile_marker(ctx: Context) -> None:
+    start = ctx.frontmatter.body_start_line if ctx.frontmatter.closed else 0
+    for line in range(start, ctx.doc.line_count):
+        text = ctx.doc.line_text(line)
+        if "==" not in text:
+            continue
+        for m in _MARKER_LIKE.finditer(text):
+            found = m.group(0)
+            if found == PROFILE_MARKER:
+                continue
+            score = difflib.SequenceMatcher(None, found.upper(), PROFILE_MARKER).ratio()
+            if score < 0.75:
+                continue
+            rng = Range(Position(line, m.start()), Position(line, m.end()))
+            ctx.report(
+                "BD003",
+                rng,
+                f"`{found}` is a near miss of the profile marker `{PROFILE_MARKER}`",
+                fixes=[
+                    Fix(
+                        "Use the exact profile marker",
+                        Applicability.SAFE,
+                        (TextEdit(ctx.path, rng, PROFILE_MARKER),),
+                    )
+                ],
+            )

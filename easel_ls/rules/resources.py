@@ -1,0 +1,238 @@
+"""RS — references and resources: links, mentioned paths, orphans, cross-skill use, escapes."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from urllib.parse import unquote
+
+from easel_ls.engine import Context, FileKind, checker
+from easel_ls.findings import Applicability, CreateFile, Fix, Position, Range
+from easel_ls.suggest import closest, did_you_mean
+from easel_ls.workspace import SKILL_FILE
+
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+_PLACEHOLDER = re.compile(r"<[^>]*>|\{[^}]*\}|\$\{?\w+|\.\.\.|…|主题名")
+_GLOB = re.compile(r"[*?\[\]]")
+# `references/x.md`, `scripts/a.py`, `skills/…` written in prose or a code span.
+_MENTION = re.compile(r"(?<![\w./\-])((?:references|scripts|skills)/[^\s`'\"()<>{}\[\]，。；：、！？（）《》「」]*)")
+_TRAILING = ".,;:!?)'\"，。；：、！？）"
+
+
+def is_placeholder(text: str) -> bool:
+    return bool(_PLACEHOLDER.search(text))
+
+
+def escapes(root: Path, target: Path) -> bool:
+    """True when ``target`` lies outside ``root``, lexically or through a symlink."""
+    lexical = Path(os.path.normpath(target))
+    try:
+        lexical.relative_to(root)
+    except ValueError:
+        return True
+    try:
+        resolved = lexical.resolve()
+    except (OSError, RuntimeError):
+        return False
+    try:
+        resolved.relative_to(root)
+    except ValueError:
+        return lexical.is_symlink() or any(p.is_symlink() for p in lexical.parents)
+    return False
+
+
+def _link_target_path(target: str) -> str | None:
+    """The file part of a relative link, or None for URLs, anchors, mail and placeholders."""
+    if not target or target.startswith("#") or _SCHEME.match(target) or target.startswith("//"):
+        return None
+    path = unquote(target.split("#", 1)[0].split("?", 1)[0])
+    if not path or is_placeholder(path):
+        return None
+    return path
+
+
+def _reference_stub(path: Path) -> str:
+    title = path.stem.replace("-", " ").replace("_", " ")
+    return f"# {title}\n\n"
+
+
+def _create_reference_fix(ctx: Context, target: Path) -> list[Fix]:
+    if ctx.skill is None or target.suffix.lower() != ".md":
+        return []
+    try:
+        rel = target.relative_to(ctx.skill.folder)
+    except ValueError:
+        return []
+    if not rel.parts or rel.parts[0] != "references":
+        return []
+    return [
+        Fix(
+            f"Create {rel.as_posix()}",
+            Applicability.UNSAFE,
+            creates=(CreateFile(target, _reference_stub(target)),),
+        )
+    ]
+
+
+def _other_skill(ctx: Context, target: Path) -> str | None:
+    """The name of another skill whose folder holds ``target``."""
+    for skill in ctx.workspace.skills.values():
+        if ctx.skill is not None and skill.folder == ctx.skill.folder:
+            continue
+        try:
+            target.relative_to(skill.folder)
+        except ValueError:
+            continue
+        return skill.name
+    return None
+
+
+def _siblings(folder: Path) -> list[str]:
+    try:
+        return sorted(p.name for p in folder.iterdir())
+    except OSError:
+        return []
+
+
+@checker(FileKind.SKILL, FileKind.REFERENCE, codes=("RS001", "RS004", "RS005"))
+def links(ctx: Context) -> None:
+    root = ctx.root
+    base = ctx.path.parent
+    for link in ctx.markdown.links:
+        rel = _link_target_path(link.target)
+        if rel is None:
+            continue
+        target = Path(rel) if os.path.isabs(rel) else base / rel
+        if escapes(root, target):
+            ctx.report(
+                "RS005",
+                link.range,
+                f"link `{link.target}` resolves outside the workspace; it is never read",
+            )
+            continue
+        target = Path(os.path.normpath(target))
+        ctx.workspace.note_dependency(target, ctx.path)
+        other = _other_skill(ctx, target)
+        if other is not None:
+            ctx.report(
+                "RS004",
+                link.range,
+                f"link into another skill's folder (`{other}`): skills must stay independent",
+                help="copy what you need into this skill's references/, or move it to skills/shared/",
+            )
+        if ctx.workspace.exists(target):
+            continue
+        suggestions = closest(target.name, _siblings(target.parent))
+        ctx.report(
+            "RS001",
+            link.range,
+            f"broken link: `{rel}` does not exist",
+            fixes=_create_reference_fix(ctx, target),
+            help=did_you_mean(suggestions),
+        )
+
+
+def _command_span_ranges(ctx: Context) -> set[tuple[int, int]]:
+    return {
+        (inv.script.range.start.line, inv.script.range.start.character)
+        for inv in ctx.invocations
+        if inv.source == "span"
+    }
+
+
+@checker(FileKind.SKILL, FileKind.REFERENCE, codes=("RS002",))
+def mentioned_paths(ctx: Context) -> None:
+    if ctx.skill is None:
+        return
+    md = ctx.markdown
+    command_spans = _command_span_ranges(ctx)
+    pieces: list[tuple[str, Range]] = []
+    for span in md.code_spans:
+        start = span.range.start
+        inside_command = any(
+            line == start.line and start.character <= col <= span.range.end.character
+            for line, col in command_spans
+        )
+        if not inside_command:
+            pieces.append((span.text, span.range))
+    pieces.extend((run.text, run.range) for run in md.text_runs)
+    for text, rng in pieces:
+        if "/" not in text:
+            continue
+        for m in _MENTION.finditer(text):
+            raw = m.group(1).rstrip(_TRAILING)
+            if not raw or _GLOB.search(raw) or is_placeholder(raw) or raw.endswith("/."):
+                continue
+            path_text = raw.rstrip("/")
+            if path_text in ("references", "scripts", "skills"):
+                continue
+            base = ctx.root if raw.startswith("skills/") else ctx.skill.folder
+            target = base / path_text
+            if escapes(ctx.root, target) or ctx.workspace.exists(target):
+                continue
+            ctx.workspace.note_dependency(target, ctx.path)
+            where = _sub_range(ctx, rng, text, m.start(1), m.start(1) + len(raw))
+            suggestions = closest(target.name, _siblings(target.parent))
+            ctx.report(
+                "RS002",
+                where,
+                f"`{raw}` does not exist",
+                fixes=_create_reference_fix(ctx, target),
+                help=did_you_mean(suggestions),
+            )
+
+
+def _sub_range(ctx: Context, rng: Range, text: str, start: int, end: int) -> Range:
+    """Range of text[start:end] when ``text`` is the exact document slice of ``rng``."""
+    begin = ctx.doc.offset_at(rng.start)
+    if ctx.doc.text[begin : begin + len(text)] == text:
+        return ctx.doc.range_of(begin + start, begin + end)
+    # The piece was normalised (a code span across lines): find it in the slice.
+    source = ctx.doc.slice(rng)
+    idx = source.find(text[start:end])
+    if idx >= 0:
+        return ctx.doc.range_of(begin + idx, begin + idx + end - start)
+    return rng
+
+
+def _mentions(text: str, rel: str, name: str) -> bool:
+    return rel in text or name in text
+
+
+@checker(FileKind.REFERENCE, FileKind.SCRIPT, codes=("RS003",))
+def orphan_resource(ctx: Context) -> None:
+    skill = ctx.skill
+    if skill is None:
+        return
+    rel = ctx.path.relative_to(skill.folder).as_posix()
+    if ctx.path.name.startswith(("_", ".")) and ctx.path.suffix == ".py":
+        return  # private helper modules are imported, not documented
+    name = ctx.path.name
+    ws = ctx.workspace
+    skill_md = skill.folder / SKILL_FILE
+    ws.note_dependency(skill_md, ctx.path)
+    skill_text = ws.text_of(skill_md) or ""
+    if _mentions(skill_text, rel, name):
+        return
+    references = skill.folder / "references"
+    for path in sorted(references.rglob("*.md")) if references.is_dir() else []:
+        if path == ctx.path:
+            continue
+        ws.note_dependency(path, ctx.path)
+        if _mentions(ws.text_of(path) or "", rel, name):
+            return
+    if ctx.kind is FileKind.SCRIPT and ctx.path.suffix == ".py":
+        # A module imported by a documented script of the same skill is in use.
+        module = ctx.path.stem
+        pattern = re.compile(rf"^\s*(?:from\s+{re.escape(module)}\b|import\s+{re.escape(module)}\b)", re.M)
+        for path in sorted(ctx.path.parent.glob("*.py")):
+            if path != ctx.path and pattern.search(ws.text_of(path) or ""):
+                return
+    what = "reference" if ctx.kind is FileKind.REFERENCE else "script"
+    ctx.report(
+        "RS003",
+        Range(Position(0, 0), Position(0, 0)),
+        f"orphan {what}: neither SKILL.md nor another reference of `{skill.name}` mentions `{rel}`",
+        help=f"link it from SKILL.md (e.g. `[…]({rel})`) or delete it",
+    )

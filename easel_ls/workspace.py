@@ -1,0 +1,255 @@
+"""The workspace: its root, the skills index, a content-hash cache of parsed artefacts, and the
+dependency map (which documents call which script, link to which file).
+
+Rules never read files themselves; they ask the workspace, so caching and re-check targeting stay
+true. Open editor buffers are overlays that shadow the disk.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from easel_ls.config import CONFIG_FILES, ConfigResolver, Settings
+from easel_ls.model.text import TextDocument
+
+T = TypeVar("T")
+
+SKILL_FILE = "SKILL.md"
+_SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".ruff_cache"}
+
+
+def find_root(start: Path) -> Path:
+    """Nearest ancestor with a config file, else one holding a `skills/` folder, else `.git`."""
+    start = start.resolve()
+    folder = start if start.is_dir() else start.parent
+    chain = [folder, *folder.parents]
+    for candidate in chain:
+        for name in CONFIG_FILES:
+            cfg = candidate / name
+            if cfg.is_file() and (name != "pyproject.toml" or _has_tool_section(cfg)):
+                return candidate
+    for candidate in chain:
+        if candidate.name == "skills" and (candidate.parent / "skills").is_dir():
+            return candidate.parent
+        if (candidate / "skills").is_dir():
+            return candidate
+    for candidate in chain:
+        if (candidate / ".git").exists():
+            return candidate
+    return folder
+
+
+def _has_tool_section(path: Path) -> bool:
+    try:
+        return "[tool.easel-ls" in path.read_text("utf-8", errors="replace")
+    except OSError:
+        return False
+
+
+@dataclass
+class FileText:
+    """A file's text, or why it could not be read (EZ004)."""
+
+    path: Path
+    doc: TextDocument | None
+    error: str | None = None
+
+
+class UnreadableFile(Exception):
+    pass
+
+
+@dataclass
+class Skill:
+    name: str
+    folder: Path
+
+    @property
+    def skill_md(self) -> Path:
+        return self.folder / SKILL_FILE
+
+
+@dataclass
+class _CacheEntry:
+    key: tuple[Any, ...]
+    value: Any
+
+
+@dataclass
+class Workspace:
+    root: Path
+    config: ConfigResolver = field(default_factory=ConfigResolver)
+    overlays: dict[Path, TextDocument] = field(default_factory=dict)
+    _texts: dict[Path, tuple[tuple[int, int], FileText]] = field(default_factory=dict)
+    _artefacts: dict[tuple[str, Path], _CacheEntry] = field(default_factory=dict)
+    _skills: dict[str, Skill] | None = None
+    # Dependency map: a target file -> the documents whose analysis read it.
+    dependents: dict[Path, set[Path]] = field(default_factory=dict)
+
+    @classmethod
+    def at(cls, root: Path, config_path: Path | None = None) -> Workspace:
+        root = root.resolve()
+        return cls(root=root, config=ConfigResolver(config_path))
+
+    # -- settings -------------------------------------------------------------------------
+    def settings_for(self, path: Path) -> Settings:
+        return self.config.for_path(path)
+
+    def rel(self, path: Path) -> str:
+        try:
+            return path.resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+    def contains(self, path: Path) -> bool:
+        try:
+            path.resolve().relative_to(self.root)
+        except (ValueError, OSError, RuntimeError):
+            return False
+        return True
+
+    # -- files ----------------------------------------------------------------------------
+    def read(self, path: Path, max_size: int | None = None) -> FileText:
+        """Text of a file (overlay first), cached by mtime and size."""
+        overlay = self.overlays.get(path)
+        if overlay is not None:
+            return FileText(path, overlay)
+        try:
+            if path.is_symlink() and not path.exists():
+                return FileText(path, None, "a broken symbolic link")
+            st = path.stat()
+        except OSError as exc:
+            return FileText(path, None, f"cannot be read: {exc.strerror or exc}")
+        except RuntimeError:  # symlink loop on some Pythons
+            return FileText(path, None, "a symbolic link loop")
+        stamp = (st.st_mtime_ns, st.st_size)
+        cached = self._texts.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        limit = max_size if max_size is not None else self.settings_for(path).option("max-file-size")
+        if st.st_size > int(limit):
+            result = FileText(
+                path, None, f"is {st.st_size} bytes, over the {int(limit)}-byte limit"
+            )
+        else:
+            result = _decode(path)
+        self._texts[path] = (stamp, result)
+        return result
+
+    def text_of(self, path: Path) -> str | None:
+        return self.read(path).doc.text if self.read(path).doc else None
+
+    def exists(self, path: Path) -> bool:
+        return path in self.overlays or path.exists()
+
+    def set_overlay(self, doc: TextDocument) -> None:
+        self.overlays[doc.path] = doc
+
+    def drop_overlay(self, path: Path) -> None:
+        self.overlays.pop(path, None)
+
+    def forget(self, path: Path) -> None:
+        self._texts.pop(path, None)
+        for key in [k for k in self._artefacts if k[1] == path]:
+            del self._artefacts[key]
+        if path.name == SKILL_FILE or path.is_dir():
+            self._skills = None
+
+    # -- parsed artefacts -----------------------------------------------------------------
+    def artefact(self, kind: str, doc: TextDocument, build: Callable[[], T]) -> T:
+        """Cache a parse of ``doc`` keyed by its path and content hash."""
+        key = (doc.content_hash,)
+        entry = self._artefacts.get((kind, doc.path))
+        if entry is not None and entry.key == key:
+            return entry.value  # type: ignore[no-any-return]
+        value = build()
+        self._artefacts[(kind, doc.path)] = _CacheEntry(key, value)
+        return value
+
+    def note_dependency(self, target: Path, dependent: Path) -> None:
+        self.dependents.setdefault(target, set()).add(dependent)
+
+    # -- skills ---------------------------------------------------------------------------
+    def skill_roots(self) -> list[Path]:
+        configured = self.settings_for(self.root).option("skill-roots")
+        if configured:
+            return [(self.root / p).resolve() for p in configured]
+        skills_dir = self.root / "skills"
+        roots = []
+        if skills_dir.is_dir():
+            for group in sorted(skills_dir.iterdir()):
+                if group.is_dir() and any((c / SKILL_FILE).is_file() for c in _subdirs(group)):
+                    roots.append(group)
+        return roots
+
+    @property
+    def skills(self) -> dict[str, Skill]:
+        if self._skills is None:
+            found: dict[str, Skill] = {}
+            for group in self.skill_roots():
+                for child in _subdirs(group):
+                    if (child / SKILL_FILE).is_file():
+                        found.setdefault(child.name, Skill(child.name, child))
+            self._skills = found
+        return self._skills
+
+    def skill_of(self, path: Path) -> Skill | None:
+        """The skill folder that holds ``path`` (nearest ancestor with a SKILL.md)."""
+        path = path if path.is_absolute() else (self.root / path)
+        for folder in [path.parent, *path.parent.parents]:
+            if (folder / SKILL_FILE).is_file() or (folder / SKILL_FILE) in self.overlays:
+                return self.skills.get(folder.name) or Skill(folder.name, folder)
+            if folder == self.root or folder == folder.parent:
+                break
+        return None
+
+    def shared_scripts_dir(self) -> Path:
+        return self.root / self.settings_for(self.root).option("shared-scripts")
+
+    def outputs_dir(self) -> Path:
+        return self.root / self.settings_for(self.root).option("outputs-dir")
+
+    # -- discovery ------------------------------------------------------------------------
+    def iter_files(self, paths: list[Path]) -> Iterator[Path]:
+        seen: set[Path] = set()
+        for start in paths:
+            start = start if start.is_absolute() else (Path.cwd() / start)
+            if start.is_file() or start.is_symlink() and not start.is_dir():
+                if start not in seen:
+                    seen.add(start)
+                    yield start
+                continue
+            for dirpath, dirnames, filenames in os.walk(start, followlinks=False):
+                dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+                for name in sorted(filenames):
+                    p = Path(dirpath) / name
+                    if p not in seen:
+                        seen.add(p)
+                        yield p
+
+
+def _subdirs(folder: Path) -> list[Path]:
+    try:
+        return sorted(c for c in folder.iterdir() if c.is_dir() and not c.name.startswith("."))
+    except OSError:
+        return []
+
+
+def _decode(path: Path) -> FileText:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return FileText(path, None, f"cannot be read: {exc.strerror or exc}")
+    if b"\x00" in raw[:8192]:
+        return FileText(path, None, "looks binary (it contains NUL bytes)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return FileText(path, None, f"is not valid UTF-8 (byte offset {exc.start})")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return FileText(path, TextDocument(path, text))
