@@ -13,8 +13,13 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from easel_ls import __version__
+
+if TYPE_CHECKING:
+    from easel_ls.findings import Finding
+    from easel_ls.workspace import Workspace
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -111,7 +116,10 @@ def rule_main(argv: Sequence[str]) -> int:
         return EXIT_CLEAN
     chunks = []
     for r in rules:
-        fix = {"safe": "Fix is always available (safe).", "unsafe": "Fix is sometimes available (unsafe)."}
+        fix = {
+            "safe": "Fix is always available (safe).",
+            "unsafe": "Fix is sometimes available (unsafe).",
+        }
         head = f"# {r.name} ({r.code})\n\nDefault severity: {r.default_severity}. "
         head += fix.get(r.fix or "", "No automatic fix.") + "\n\n"
         chunks.append(head + (r.doc or r.summary).rstrip() + "\n")
@@ -200,7 +208,8 @@ def check_main(args: argparse.Namespace) -> int:
         out = render_statistics(findings, ctx)
     else:
         out = render(findings, fmt, ctx)
-        if fmt in ("full", "concise"):
+        # A clean run prints nothing at all (pre-commit and CI logs stay quiet).
+        if fmt in ("full", "concise") and (findings or fixed):
             summary = render_summary(findings, ctx, fixed=fixed)
             out = out + summary if out else summary
     if args.output_file:
@@ -214,14 +223,16 @@ def check_main(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
-def _config_findings(workspace):  # type: ignore[no-untyped-def]
+def _config_findings(workspace: Workspace) -> list[Finding]:
     """EZ002 for unknown codes named in the config files that were used."""
     from easel_ls.findings import Finding, Range
     from easel_ls.rules import RULES
 
+    assert workspace is not None
+
     out = []
     for settings in workspace.config.loaded.values():
-        text = workspace.text_of(settings.config_path) or ""
+        text = (workspace.text_of(settings.config_path) if settings.config_path else "") or ""
         for unknown in settings.unknown_codes:
             if not settings.is_enabled("EZ002"):
                 continue
@@ -241,7 +252,9 @@ def _config_findings(workspace):  # type: ignore[no-untyped-def]
     return out
 
 
-def _fix(workspace, paths, findings, args):  # type: ignore[no-untyped-def]
+def _fix(
+    workspace: Workspace, paths: list[Path], findings: list[Finding], args: argparse.Namespace
+) -> tuple[list[Finding], int, str]:
     from easel_ls.engine import check_paths
     from easel_ls.fixes import FixPlan, plan_changes, unified_diff, write_changes
 

@@ -41,7 +41,17 @@ DEFAULT_OPTIONS: dict[str, Any] = {
         "用户想",
         "用户要",
     ],
-    "boundary-words": ["不负责", "不处理", "区别于", "边界", "转", "交给", "请用", "不做", "不适用"],
+    "boundary-words": [
+        "不负责",
+        "不处理",
+        "区别于",
+        "边界",
+        "转",
+        "交给",
+        "请用",
+        "不做",
+        "不适用",
+    ],
     "description-length": [80, 300],
     "max-body-lines": 200,
     "required-sections": ["输入", "输出", "执行步骤", "Profile 感知"],
@@ -211,7 +221,7 @@ def settings_from_table(table: Mapping[str, Any], path: Path) -> Settings:
     if "severity" in table:
         sev = table["severity"]
         if not isinstance(sev, dict):
-            raise ConfigError(f"{path}: `severity` must be a table of CODE = \"error|warning|info\"")
+            raise ConfigError(f'{path}: `severity` must be a table of CODE = "error|warning|info"')
         pairs = []
         for code, word in sev.items():
             code = str(code).upper()

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from easel_ls.config import Settings
 from easel_ls.findings import Finding, Fix, Location, Range
@@ -88,7 +88,7 @@ class Context:
     def root(self) -> Path:
         return self.workspace.root
 
-    def option(self, key: str):  # type: ignore[no-untyped-def]
+    def option(self, key: str) -> Any:
         return self.settings.option(key)
 
     def report(
@@ -101,7 +101,9 @@ class Context:
         related: Iterable[Location] = (),
         help: str | None = None,
     ) -> None:
-        self.findings.append(self.finding(code, rng, message, fixes=fixes, related=related, help=help))
+        self.findings.append(
+            self.finding(code, rng, message, fixes=fixes, related=related, help=help)
+        )
 
     def finding(
         self,
@@ -140,7 +142,9 @@ class Context:
         from easel_ls.model.markdown import parse_markdown
 
         start = self.frontmatter.body_start_line if self.frontmatter.closed else 0
-        return self.workspace.artefact("markdown", self.doc, lambda: parse_markdown(self.doc, start))
+        return self.workspace.artefact(
+            "markdown", self.doc, lambda: parse_markdown(self.doc, start)
+        )
 
     @cached_property
     def invocations(self) -> list[Invocation]:
@@ -224,7 +228,7 @@ def check_document(workspace: Workspace, doc: TextDocument) -> list[Finding]:
             continue
         try:
             registered.func(ctx)
-        except Exception as exc:  # noqa: BLE001 - a crashing rule must not stop the others
+        except Exception as exc:
             frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
             where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
             ctx.report(

@@ -43,7 +43,9 @@ class Range:
     end: Position
 
     @classmethod
-    def of(cls, line: int, start: int, end_line: int | None = None, end: int | None = None) -> Range:
+    def of(
+        cls, line: int, start: int, end_line: int | None = None, end: int | None = None
+    ) -> Range:
         end_line = line if end_line is None else end_line
         return cls(Position(line, start), Position(end_line, start if end is None else end))
 

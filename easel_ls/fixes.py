@@ -7,7 +7,7 @@ import contextlib
 import difflib
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -89,7 +89,7 @@ class FileChange:
     after: str | None  # None: the file is removed (renamed away)
 
 
-def plan_changes(plan: FixPlan, read: callable) -> list[FileChange]:  # type: ignore[valid-type]
+def plan_changes(plan: FixPlan, read: Callable[[Path], str | None]) -> list[FileChange]:
     changes: list[FileChange] = []
     for path, edits in plan.edits.items():
         before = read(path)
@@ -132,4 +132,6 @@ def unified_diff(change: FileChange, label: str) -> str:
     old = "/dev/null" if change.before is None else f"a/{label}"
     new = "/dev/null" if change.after is None else f"b/{label}"
     lines = list(difflib.unified_diff(before, after, old, new))
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )

@@ -67,18 +67,20 @@ def collect_directives(ctx: Context) -> list[Directive]:
                         open_ranges[code] = d
                 else:  # enable closes the ranges it names
                     for code in codes:
-                        d = open_ranges.pop(code, None)
-                        if d is not None:
-                            d.last_line = min(d.last_line, rng.start.line)
+                        opened = open_ranges.pop(code, None)
+                        if opened is not None:
+                            opened.last_line = min(d.last_line, rng.start.line)
         for inv in ctx.invocations:
             if inv.suppressed:
                 lines = [w.range.start.line for w in [inv.script, *inv.args]]
                 first, last = min(lines), max(lines)
                 line_text = doc.line_text(last)
-                m = _INLINE.search(line_text)
-                col = m.start() if m else 0
-                rng = Range.of(last, col, last, m.end() if m else 0)
-                directives.append(Directive("line", tuple(sorted(inv.suppressed)), rng, first, last))
+                found = _INLINE.search(line_text)
+                col = found.start() if found else 0
+                rng = Range.of(last, col, last, found.end() if found else 0)
+                directives.append(
+                    Directive("line", tuple(sorted(inv.suppressed)), rng, first, last)
+                )
     # Trailing `# easel-ls: ignore[...]` on Python lines and frontmatter lines.
     if ctx.kind is FileKind.SCRIPT or (ctx.kind is FileKind.SKILL and ctx.frontmatter.closed):
         last_line = ctx.frontmatter.end_line if ctx.kind is FileKind.SKILL else doc.line_count
@@ -86,10 +88,11 @@ def collect_directives(ctx: Context) -> list[Directive]:
             text = doc.line_text(line)
             if "easel-ls" not in text:
                 continue
-            m = _INLINE.search(text)
-            if m:
-                rng = Range.of(line, m.start(), line, m.end())
-                directives.append(Directive("line", _split_codes(m.group(1)), rng, line, line))
+            inline = _INLINE.search(text)
+            if inline:
+                rng = Range.of(line, inline.start(), line, inline.end())
+                codes = _split_codes(inline.group(1))
+                directives.append(Directive("line", codes, rng, line, line))
     return directives
 
 
@@ -120,7 +123,9 @@ def apply_suppressions(ctx: Context, findings: list[Finding]) -> list[Finding]:
                 guess = _closest_code(code)
                 hint = f"; did you mean `{guess}`?" if guess else ""
                 kept.append(
-                    ctx.finding("EZ002", d.range, f"suppression names unknown rule code `{code}`{hint}")
+                    ctx.finding(
+                        "EZ002", d.range, f"suppression names unknown rule code `{code}`{hint}"
+                    )
                 )
             elif code not in d.used and ctx.settings.is_enabled(code, rel):
                 message = f"unused suppression: no {code} ({RULES[code].name}) finding here"

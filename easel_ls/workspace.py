@@ -130,7 +130,9 @@ class Workspace:
         cached = self._texts.get(path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        limit = max_size if max_size is not None else self.settings_for(path).option("max-file-size")
+        limit = (
+            max_size if max_size is not None else self.settings_for(path).option("max-file-size")
+        )
         if st.st_size > int(limit):
             result = FileText(
                 path, None, f"is {st.st_size} bytes, over the {int(limit)}-byte limit"
@@ -141,7 +143,8 @@ class Workspace:
         return result
 
     def text_of(self, path: Path) -> str | None:
-        return self.read(path).doc.text if self.read(path).doc else None
+        doc = self.read(path).doc
+        return doc.text if doc is not None else None
 
     def exists(self, path: Path) -> bool:
         return path in self.overlays or path.exists()
@@ -165,7 +168,7 @@ class Workspace:
         key = (doc.content_hash,)
         entry = self._artefacts.get((kind, doc.path))
         if entry is not None and entry.key == key:
-            return entry.value  # type: ignore[no-any-return]
+            return entry.value  # type: ignore[no-any-return,unused-ignore]
         value = build()
         self._artefacts[(kind, doc.path)] = _CacheEntry(key, value)
         return value
@@ -218,7 +221,7 @@ class Workspace:
         seen: set[Path] = set()
         for start in paths:
             start = start if start.is_absolute() else (Path.cwd() / start)
-            if start.is_file() or start.is_symlink() and not start.is_dir():
+            if start.is_file() or (start.is_symlink() and not start.is_dir()):
                 if start not in seen:
                     seen.add(start)
                     yield start

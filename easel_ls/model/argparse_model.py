@@ -190,7 +190,7 @@ def analyse_script(source: str, path: str = "<script>") -> ScriptModel:
         return ScriptModel(path, "syntax-error", None, f"syntax error: {error.msg}", line)
     except (ValueError, RecursionError, MemoryError, OverflowError) as error:
         return ScriptModel(path, "syntax-error", None, f"cannot be parsed: {error}", 0)
-    if not _imports_argparse(tree):
+    if not _uses_argparse(tree):
         return ScriptModel(path, "no-argparse", None, _no_argparse_reason(tree), 0)
     try:
         return _Interpreter(source, path).run(tree)
@@ -201,8 +201,15 @@ def analyse_script(source: str, path: str = "<script>") -> ScriptModel:
     return ScriptModel(path, "open", None, reason, 0)
 
 
-def _imports_argparse(tree: ast.Module) -> bool:
+def _uses_argparse(tree: ast.Module) -> bool:
+    """Imports argparse, or calls parser methods on something built elsewhere."""
     for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("add_argument", "add_subparsers", "parse_args", "parse_known_args")
+        ):
+            return True
         if isinstance(node, ast.Import) and any(
             alias.name.split(".")[0] == "argparse" for alias in node.names
         ):
@@ -344,6 +351,7 @@ class _Frame:
     scope: _Scope
     returns: list[object] = field(default_factory=list)
     stopped: bool = False
+    base_conditional: int = 0  # a `return` at this depth ends the function
 
 
 # --- the interpreter ----------------------------------------------------------------------------
@@ -378,7 +386,7 @@ class _Interpreter:
                 continue
             function = module.variables.get(node.name)
             if isinstance(function, _Function) and id(node) not in self.functions_run:
-                params = [UNBOUND_PARAMETER] * len(_parameter_names(node))
+                params: list[object] = [UNBOUND_PARAMETER] * len(_parameter_names(node))
                 self.call_function(function, params, {}, node)
 
     def _conclude(self) -> ScriptModel:
@@ -477,7 +485,7 @@ class _Interpreter:
             for item in node.items:
                 value = self.eval(item.context_expr, scope)
                 if item.optional_vars is not None:
-                    self.assign(item.optional_vars, UNKNOWN if value is not None else value, scope)
+                    self.assign(item.optional_vars, UNKNOWN, scope)
             self.exec_block(node.body, frame)
         elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
             self.exec_try(node, frame)
@@ -487,7 +495,7 @@ class _Interpreter:
         elif isinstance(node, ast.Return):
             value = self.eval(node.value, scope) if node.value is not None else None
             frame.returns.append(value)
-            if self.conditional == 0:
+            if self.conditional == frame.base_conditional:
                 frame.stopped = True
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             scope.global_names.update(node.names)
@@ -557,7 +565,11 @@ class _Interpreter:
             self.exec_block(node.body, frame)
             self.exec_branches([node.orelse], frame, keep_original=True)
             return
-        self.eval(node.test, frame.scope)
+        test = self.eval(node.test, frame.scope)
+        if isinstance(test, _PRIMITIVE):
+            # A condition on known constants (a helper's flag argument) takes one branch only.
+            self.exec_block(node.body if test else node.orelse, frame)
+            return
         self.exec_branches([node.body, node.orelse], frame, keep_original=not node.orelse)
 
     def exec_branches(
@@ -573,7 +585,7 @@ class _Interpreter:
         try:
             for branch in branches:
                 frame.scope.variables = dict(start)
-                branch_frame = _Frame(frame.scope, frame.returns)
+                branch_frame = _Frame(frame.scope, frame.returns, False, frame.base_conditional)
                 self.exec_block(branch, branch_frame)
                 outcomes.append(frame.scope.variables)
         finally:
@@ -583,22 +595,19 @@ class _Interpreter:
     def exec_for(self, node: ast.For | ast.AsyncFor, frame: _Frame) -> None:
         scope = frame.scope
         iterable = _iterate(self.eval(node.iter, scope))
-        jumps = any(
-            isinstance(child, (ast.Break, ast.Continue, ast.Return)) for child in _walk_body(node)
-        )
-        if iterable is None or not iterable or jumps:
+        # A loop over a literal runs once per item; any other loop may run zero times.
+        certain = iterable is not None and not _may_leave_early(node)
+        items = iterable if iterable is not None else [UNKNOWN]
+        if not certain:
             self.conditional += 1
-            try:
-                items = iterable if iterable is not None else [UNKNOWN]
-                for item in items or [UNKNOWN]:
-                    self.assign(node.target, item, scope)
-                    self.exec_block(node.body, _Frame(scope, frame.returns))
-            finally:
-                self.conditional -= 1
-        else:
-            for item in iterable:
+        try:
+            for item in items:
                 self.assign(node.target, item, scope)
-                self.exec_block(node.body, _Frame(scope, frame.returns))
+                body_frame = _Frame(scope, frame.returns, False, frame.base_conditional)
+                self.exec_block(node.body, body_frame)
+        finally:
+            if not certain:
+                self.conditional -= 1
         self.exec_branches([node.orelse], frame, keep_original=True)
 
     def exec_try(self, node: ast.stmt, frame: _Frame) -> None:
@@ -615,7 +624,7 @@ class _Interpreter:
             items = _iterate(value)
             simple = not any(isinstance(element, ast.Starred) for element in target.elts)
             if items is not None and simple and len(items) == len(target.elts):
-                for element, item in zip(target.elts, items):
+                for element, item in zip(target.elts, items, strict=True):
                     self.assign(element, item, scope)
             else:
                 for element in target.elts:
@@ -623,11 +632,26 @@ class _Interpreter:
                     self.assign(inner, UNKNOWN, scope)
         elif isinstance(target, ast.Starred):
             self.assign(target.value, UNKNOWN, scope)
+        elif isinstance(target, ast.Attribute):
+            self.assign_attribute(target, value, scope)
         else:
-            # Attribute and subscript targets: evaluate for side effects only.
+            # Subscript targets: evaluate for side effects only.
             for child in ast.iter_child_nodes(target):
                 if isinstance(child, ast.expr):
                     self.eval(child, scope)
+
+    def assign_attribute(self, target: ast.Attribute, value: object, scope: _Scope) -> None:
+        owner = self.eval(target.value, scope)
+        if isinstance(owner, _SubparsersRef):
+            if target.attr == "required":
+                owner.spec.required = value is True and not self.conditional
+            elif target.attr == "dest":
+                owner.spec.dest = value if isinstance(value, str) else None
+        elif isinstance(owner, _ParserRef):
+            if target.attr == "allow_abbrev":
+                owner.model.allow_abbrev = value is not False
+            elif target.attr in ("prefix_chars", "add_help", "fromfile_prefix_chars"):
+                self.open_parser(owner, f"changes `{target.attr}` after creation", target)
 
     # -- expressions ----------------------------------------------------------------------------
 
@@ -728,7 +752,7 @@ class _Interpreter:
     def eval_dict(self, node: ast.Dict, scope: _Scope) -> object:
         result: dict[object, object] = {}
         known = True
-        for key, value in zip(node.keys, node.values):
+        for key, value in zip(node.keys, node.values, strict=True):
             evaluated = self.eval(value, scope)
             if key is None:
                 if isinstance(evaluated, dict):
@@ -767,9 +791,13 @@ class _Interpreter:
     def eval_subscript(self, node: ast.Subscript, scope: _Scope) -> object:
         base = self.eval(node.value, scope)
         index = self.eval(node.slice, scope)
-        if isinstance(base, (tuple, list, str)) and isinstance(index, int):
-            if not isinstance(index, bool) and -len(base) <= index < len(base):
-                return base[index]
+        if (
+            isinstance(base, (tuple, list, str))
+            and isinstance(index, int)
+            and not isinstance(index, bool)
+            and -len(base) <= index < len(base)
+        ):
+            return base[index]
         if isinstance(base, dict) and isinstance(index, _PRIMITIVE) and index in base:
             return base[index]
         return UNKNOWN
@@ -850,7 +878,8 @@ class _Interpreter:
             return self.call_method(callee, call)
         if isinstance(callee, _Function):
             if call.dynamic:
-                self.refuse_call(call, f"`{callee.node.name}` called with computed arguments")
+                reason = f"`{callee.node.name}` is called with computed arguments"
+                self.refuse_call([*call.args, *call.kwargs.values()], reason, node)
                 return UNKNOWN
             return self.call_function(callee, args, kwargs, node)
         if isinstance(callee, _Builtin):
@@ -858,33 +887,31 @@ class _Interpreter:
         callee_name = _dotted_name(node.func)
         if callee_name.rsplit(".", 1)[-1] in HARMLESS_CALLEES:
             return UNKNOWN
-        self.refuse_call(call, f"passes the parser to `{callee_name}`, which it cannot follow")
+        reason = f"passes the parser to `{callee_name}`, which it cannot follow"
+        self.refuse_call([*call.args, *call.kwargs.values()], reason, node)
         return UNKNOWN
 
-    def refuse_call(self, call: _Call, reason: str) -> None:
+    def refuse_call(self, values: list[object], reason: str, node: ast.AST) -> None:
         """A call the analysis does not follow may change any parser it receives."""
-        for value in [*call.args, *call.kwargs.values()]:
+        for value in values:
             for parser in _parsers_in(value):
-                self.open_parser(parser, reason, call.node)
+                self.open_parser(parser, reason, node)
 
     def call_function(
         self, function: _Function, args: list[object], kwargs: dict[str, object], node: ast.AST
     ) -> object:
         self.functions_run.add(id(function.node))
         if function in self.call_stack or len(self.call_stack) >= MAX_CALL_DEPTH:
-            self.refuse_call(
-                _Call(node, args, kwargs, False), f"`{function.node.name}` calls itself"
-            )
+            reason = f"`{function.node.name}` calls itself"
+            self.refuse_call([*args, *kwargs.values()], reason, node)
             return UNKNOWN
         scope = _Scope(_bind_parameters(function, args, kwargs), function.scope)
-        frame = _Frame(scope)
+        frame = _Frame(scope, base_conditional=self.conditional)
         self.call_stack.append(function)
-        outer_conditional, self.conditional = self.conditional, self.conditional
         try:
             self.exec_block(function.node.body, frame)
         finally:
             self.call_stack.pop()
-            self.conditional = outer_conditional
         if isinstance(function.node, ast.AsyncFunctionDef) or not frame.returns:
             return UNKNOWN if frame.returns else None
         first = frame.returns[0]
@@ -893,10 +920,13 @@ class _Interpreter:
     def call_method(self, method: _BoundMethod, call: _Call) -> object:
         target, name = method.target, method.name
         if isinstance(target, _Unknown):
+            if name not in HARMLESS_CALLEES:
+                reason = f"passes the parser to `{_dotted_name(call.node.func)}`"
+                self.refuse_call([*call.args, *call.kwargs.values()], reason, call.node)
             if name in PARSER_METHODS and not target.silent:
+                where = _dotted_name(call.node.func)
                 self.open_script(
-                    f"calls `{name}` on a parser built elsewhere (`{_dotted_name(call.node.func)}`)",
-                    call.node,
+                    f"calls `{name}` on a parser built elsewhere (`{where}`)", call.node
                 )
             return UNKNOWN
         if isinstance(target, (dict, str)):
@@ -905,7 +935,9 @@ class _Interpreter:
             if name == "add_parser":
                 return self.add_subparser(target, call)
             return UNKNOWN
-        parser = target if isinstance(target, _ParserRef) else _owner(target)
+        if not isinstance(target, (_ParserRef, _GroupRef)):
+            return UNKNOWN
+        parser = target if isinstance(target, _ParserRef) else target.parser
         group = target if isinstance(target, _GroupRef) else None
         if name == "add_argument":
             self.add_argument(parser, group, call)
@@ -938,12 +970,14 @@ class _Interpreter:
         model = ParserModel(line=node.lineno - 1, column=self.column(node))
         parser = _ParserRef(model, (node.lineno, node.col_offset))
         self.parsers.append(parser)
-        settings = dict(zip(_PARSER_POSITIONAL_PARAMETERS, call.args))
+        settings = dict(zip(_PARSER_POSITIONAL_PARAMETERS, call.args, strict=False))
         settings.update(call.kwargs)
         self.configure_parser(parser, settings, call)
         return parser
 
-    def configure_parser(self, parser: _ParserRef, settings: dict[str, object], call: _Call) -> None:
+    def configure_parser(
+        self, parser: _ParserRef, settings: dict[str, object], call: _Call
+    ) -> None:
         model, node = parser.model, call.node
         if call.dynamic:
             self.open_parser(parser, "is created with computed arguments (`**kwargs`)", node)
@@ -1030,9 +1064,7 @@ class _Interpreter:
         ):
             self.open_parser(parser, "uses an `nargs` computed at run time", node)
             return
-        nargs_value: str | int | None = None if action in NO_VALUE_ACTIONS else nargs  # type: ignore[assignment]
-        if action in NO_VALUE_ACTIONS:
-            nargs_value = 0
+        nargs_value: str | int | None = 0 if action in NO_VALUE_ACTIONS else _nargs_of(nargs)
         type_name = self.type_name(call)
         choices, known = _choices(kwargs.get("choices"))
         if not known:
@@ -1094,7 +1126,9 @@ class _Interpreter:
 
     def register_option(self, parser: _ParserRef, option: OptionSpec, node: ast.Call) -> None:
         model = parser.model
-        clashes = [existing for existing in model.options if set(existing.flags) & set(option.flags)]
+        clashes = [
+            existing for existing in model.options if set(existing.flags) & set(option.flags)
+        ]
         for existing in clashes:
             if existing.action == "help" or (parser.conflict_resolve and not option.conditional):
                 existing.flags = tuple(flag for flag in existing.flags if flag not in option.flags)
@@ -1162,8 +1196,10 @@ class _Interpreter:
         node, owner = call.node, subparsers.owner
         name = _first_argument(call, "name")
         aliases = _iterate(call.kwargs.get("aliases", ()))
-        if not isinstance(name, str) or aliases is None or not all(
-            isinstance(alias, str) for alias in aliases
+        if (
+            not isinstance(name, str)
+            or aliases is None
+            or not all(isinstance(alias, str) for alias in aliases)
         ):
             self.open_parser(owner, "adds a subcommand whose name is computed at run time", node)
             return UNKNOWN
@@ -1256,33 +1292,29 @@ def _is_main_guard(test: ast.expr) -> bool:
     )
 
 
-def _walk_body(node: ast.For | ast.AsyncFor) -> Iterator[ast.AST]:
-    # Jumps inside nested functions or loops do not leave this loop early.
-    stack: list[ast.AST] = list(node.body)
+def _may_leave_early(loop: ast.For | ast.AsyncFor) -> bool:
+    """Whether the loop body can break, continue or return (so an item may be skipped)."""
+    stack: list[tuple[ast.AST, bool]] = [(statement, True) for statement in loop.body]
     while stack:
-        current = stack.pop()
-        yield current
-        if isinstance(
-            current,
-            (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.While, ast.Lambda),
+        node, own_loop = stack.pop()
+        if isinstance(node, ast.Return) or (
+            own_loop and isinstance(node, (ast.Break, ast.Continue))
         ):
-            if isinstance(current, (ast.For, ast.While)):
-                stack.extend(
-                    child
-                    for child in ast.walk(current)
-                    if isinstance(child, ast.Return) and child is not current
-                )
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
-        stack.extend(ast.iter_child_nodes(current))
+        nested_loop = isinstance(node, (ast.For, ast.AsyncFor, ast.While))
+        stack.extend((child, own_loop and not nested_loop) for child in ast.iter_child_nodes(node))
+    return False
 
 
 def _same(left: object, right: object) -> bool:
     if left is right:
         return True
-    if isinstance(left, _PRIMITIVE + (tuple, frozenset)) and type(left) is type(right):
+    if isinstance(left, (*_PRIMITIVE, tuple, frozenset, list, dict)) and type(left) is type(right):
         try:
             return bool(left == right)
-        except Exception:  # noqa: BLE001 - comparing odd constants must not fail the analysis
+        except Exception:  # comparing odd constants must not fail the analysis
             return False
     return False
 
@@ -1305,7 +1337,7 @@ def _iterate(value: object) -> list[object] | None:
         if len(value) > MAX_UNROLL:
             return None
         try:
-            return sorted(value)  # type: ignore[type-var]
+            return sorted(value)
         except TypeError:
             return None
     if isinstance(value, dict):
@@ -1352,13 +1384,13 @@ def _call_builtin(name: str, args: list[object], kwargs: dict[str, object]) -> o
             except TypeError:
                 return UNKNOWN
         return list(reversed(items)) if name == "reversed" else items
-    if name == "range" and 1 <= len(args) <= 3 and not kwargs:
-        if all(_is_number(arg) and isinstance(arg, int) for arg in args):
-            try:
-                numbers = range(*args)  # type: ignore[arg-type]
-            except ValueError:
-                return UNKNOWN
-            return tuple(numbers) if len(numbers) <= 10_000 else UNKNOWN
+    bounds = [arg for arg in args if isinstance(arg, int) and not isinstance(arg, bool)]
+    if name == "range" and 1 <= len(args) <= 3 and len(bounds) == len(args) and not kwargs:
+        try:
+            numbers = range(*bounds)
+        except ValueError:
+            return UNKNOWN
+        return tuple(numbers) if len(numbers) <= 10_000 else UNKNOWN
     if name == "dict" and not args:
         return dict(kwargs)
     if name in ("int", "float", "str") and not args and not kwargs:
@@ -1366,7 +1398,9 @@ def _call_builtin(name: str, args: list[object], kwargs: dict[str, object]) -> o
     return UNKNOWN
 
 
-def _call_constant_method(target: dict[object, object] | str, name: str, args: list[object]) -> object:
+def _call_constant_method(
+    target: dict[object, object] | str, name: str, args: list[object]
+) -> object:
     if isinstance(target, dict):
         if name == "keys" and not args:
             return list(target)
@@ -1384,7 +1418,7 @@ def _call_constant_method(target: dict[object, object] | str, name: str, args: l
         if items is not None and all(isinstance(item, str) for item in items):
             return target.join(str(item) for item in items)
     if name == "split" and len(args) <= 1 and all(isinstance(arg, str) for arg in args):
-        return target.split(*[str(arg) for arg in args]) if args else target.split()
+        return target.split(str(args[0])) if args else target.split()
     return UNKNOWN
 
 
@@ -1394,7 +1428,13 @@ def _bind_parameters(
     arguments = function.node.args
     positional = [*arguments.posonlyargs, *arguments.args]
     bound: dict[str, object] = {}
-    defaults = dict(zip([p.arg for p in positional[len(positional) - len(function.defaults) :]], function.defaults))
+    defaults = dict(
+        zip(
+            [p.arg for p in positional[len(positional) - len(function.defaults) :]],
+            function.defaults,
+            strict=True,
+        )
+    )
     for index, parameter in enumerate(positional):
         if index < len(args):
             bound[parameter.arg] = args[index]
@@ -1402,7 +1442,7 @@ def _bind_parameters(
             bound[parameter.arg] = kwargs[parameter.arg]
         else:
             bound[parameter.arg] = defaults.get(parameter.arg, UNKNOWN)
-    for parameter, default in zip(arguments.kwonlyargs, function.kw_defaults):
+    for parameter, default in zip(arguments.kwonlyargs, function.kw_defaults, strict=True):
         value = kwargs.get(parameter.arg, default if default is not None else UNKNOWN)
         bound[parameter.arg] = value
     if arguments.vararg:
@@ -1510,6 +1550,10 @@ def _metavar(value: object) -> str | None:
     if isinstance(value, tuple) and all(isinstance(item, str) for item in value):
         return " ".join(str(item) for item in value)
     return None
+
+
+def _nargs_of(value: object) -> str | int | None:
+    return value if isinstance(value, (str, int)) else None
 
 
 def _option_dest(flags: list[str], model: ParserModel) -> str:

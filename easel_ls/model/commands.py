@@ -177,7 +177,7 @@ def _lex(text: str, final: bool) -> list[_Token]:
             if nxt and nxt != "\n":
                 chars.append(nxt)
             i += 2
-        elif c == "$" and (nxt.isalnum() or nxt in "_{("):
+        elif c == "$" and nxt != "" and (nxt.isalnum() or nxt in "_{("):
             begin(i)
             end = _variable_end(text, i)
             chars.append(text[i:end])

@@ -89,6 +89,9 @@ _ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 def parse_markdown(doc: TextDocument, body_start_line: int = 0) -> MarkdownModel:
     """Parse the body (from ``body_start_line``) and report positions in the whole document."""
     lines = doc.lines
+    if "\x00" in doc.text:
+        # markdown-it reads NUL as U+FFFD; align against the same characters (columns unchanged).
+        lines = [line.replace("\x00", "\ufffd") for line in lines]
     first = max(0, min(body_start_line, len(lines)))
     env: dict[str, Any] = {}
     tokens = _PARSER.parse("\n".join(lines[first:]), env)
@@ -325,7 +328,10 @@ class _Builder:
                 row_cursor = None
             elif kind == "inline" and token.map:
                 if row_cursor is not None:
-                    source, row_cursor = self._cell_source(token.content, row_cursor)
+                    cell, row_cursor = self._cell_source(token.content, row_cursor)
+                    if cell is None:
+                        continue
+                    source = cell
                 else:
                     source = self._block_source(token.content, token.map[0])
                 self._inline(token, source)
@@ -341,7 +347,9 @@ class _Builder:
     def _block_source(self, text: str, body_line: int) -> _Source:
         return _Source(text, _align_lines(text, body_line + self.first, self.lines), self.lines)
 
-    def _cell_source(self, content: str, row: tuple[int, int]) -> tuple[_Source, tuple[int, int]]:
+    def _cell_source(
+        self, content: str, row: tuple[int, int]
+    ) -> tuple[_Source | None, tuple[int, int]]:
         line, cursor = row
         source_line = self.lines[line] if line < len(self.lines) else ""
         if not content:
@@ -350,7 +358,7 @@ class _Builder:
         pattern = "".join(r"\\?\|" if c == "|" else re.escape(c) for c in content)
         found = re.compile(pattern).search(source_line, cursor)
         if found is None:
-            return _Source(content, [], self.lines), row
+            return None, row
         cells: list[tuple[int, int]] = []
         col = found.start()
         for c in content:

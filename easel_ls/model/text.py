@@ -53,7 +53,9 @@ class TextDocument:
 
     @cached_property
     def content_hash(self) -> str:
-        return hashlib.blake2b(self.text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        return hashlib.blake2b(
+            self.text.encode("utf-8", "surrogatepass"), digest_size=16
+        ).hexdigest()
 
     @property
     def line_count(self) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +26,8 @@ def relative_to_root(path: Path, root: Path) -> Path | None:
     """``path`` relative to ``root`` when it lies inside it, else None (no filesystem access)."""
     if path.is_absolute() != root.is_absolute():
         path, root = path.absolute(), root.absolute()
+    # Lexical only: "/ws/../etc" is not inside "/ws", and no symlink is followed.
+    path, root = Path(os.path.normpath(path)), Path(os.path.normpath(root))
     try:
         return path.relative_to(root)
     except ValueError:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 from easel_ls.findings import Severity
@@ -35,9 +35,14 @@ class Rule:
         return rule_doc(self.code)
 
 
-@lru_cache(maxsize=None)
+@cache
 def rule_doc(code: str) -> str:
     try:
-        return resources.files("easel_ls.rules").joinpath("docs").joinpath(f"{code}.md").read_text("utf-8")
+        return (
+            resources.files("easel_ls.rules")
+            .joinpath("docs")
+            .joinpath(f"{code}.md")
+            .read_text("utf-8")
+        )
     except (FileNotFoundError, OSError):
         return ""

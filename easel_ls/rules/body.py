@@ -10,7 +10,9 @@ from easel_ls.findings import Applicability, Fix, Position, Range, TextEdit
 from easel_ls.spec import PROFILE_MARKER
 
 # Anything that looks like an attempt at the marker: `==… EASEL … PROFILE …==` in any case/spacing.
-_MARKER_LIKE = re.compile(r"={2,}[^=\n]{0,60}?(?:PROFILE|PROFLE|PROFIL|EASEL)[^=\n]{0,60}?={2,}", re.I)
+_MARKER_LIKE = re.compile(
+    r"={2,}[^=\n]{0,60}?(?:PROFILE|PROFLE|PROFIL|EASEL)[^=\n]{0,60}?={2,}", re.I
+)
 _NUMBERING = re.compile(r"^(?:\d+[.、)]\s*|[一二三四五六七八九十]+[、.]\s*)")
 
 

@@ -15,7 +15,7 @@ from easel_ls.suggest import closest, did_you_mean
 
 if TYPE_CHECKING:
     from easel_ls.model.argmatch import MatchIssue
-    from easel_ls.model.argparse_model import ParserModel
+    from easel_ls.model.argparse_model import OptionSpec, ParserModel
     from easel_ls.model.commands import Invocation, Word
 
 ISSUE_CODES = {
@@ -70,7 +70,7 @@ def _script_candidates(ctx: Context, suffix: str) -> list[str]:
     folders = [ctx.workspace.shared_scripts_dir()]
     if ctx.skill is not None:
         folders.insert(0, ctx.skill.folder / "scripts")
-    found = []
+    found: list[str] = []
     for folder in folders:
         if folder.is_dir():
             found.extend(ctx.workspace.rel(p) for p in sorted(folder.glob(f"*{suffix}")))
@@ -93,12 +93,18 @@ def _replace_script_fixes(ctx: Context, inv: Invocation, wanted: str) -> list[Fi
         if new_text is None:
             continue
         fixes.append(
-            Fix(f"Use `{path}`", Applicability.UNSAFE, (TextEdit(ctx.path, inv.script.range, new_text),))
+            Fix(
+                f"Use `{path}`",
+                Applicability.UNSAFE,
+                (TextEdit(ctx.path, inv.script.range, new_text),),
+            )
         )
     return fixes
 
 
-def _rewrite_path(raw: str, written: str, replacement: str, ctx: Context, inv: Invocation) -> str | None:
+def _rewrite_path(
+    raw: str, written: str, replacement: str, ctx: Context, inv: Invocation
+) -> str | None:
     """Swap the path in the script word, keeping its prefix form (`{baseDir}/`, quotes)."""
     if inv.base == "skill" and ctx.skill is not None:
         skill_rel = ctx.workspace.rel(ctx.skill.folder) + "/"
@@ -211,9 +217,7 @@ def _report_issue(
     rng = _issue_range(word, issue) if word is not None else inv.script.range
     related = []
     if issue.related_line is not None:
-        related.append(
-            Location(script, Range.line_start(issue.related_line), "defined here")
-        )
+        related.append(Location(script, Range.line_start(issue.related_line), "defined here"))
     fixes: list[Fix] = []
     if word is not None:
         if code in ("CM002", "CM003"):
@@ -305,7 +309,7 @@ def _move_fixes(ctx: Context, inv: Invocation, issue: MatchIssue, parser: Parser
     ]
 
 
-def _find_option(parser: ParserModel, flag: str, owner: str | None):  # type: ignore[no-untyped-def]
+def _find_option(parser: ParserModel, flag: str, owner: str | None) -> OptionSpec | None:
     name = flag.split("=", 1)[0]
     spec = parser.find_option(name)
     if spec is not None:

@@ -23,7 +23,9 @@ from easel_ls.spec import (
 from easel_ls.suggest import closest, did_you_mean, ranked
 
 NAME_FORMAT = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
-SKILL_MENTION = re.compile(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`|(?<![\w-])(skill-[a-z0-9]+(?:-[a-z0-9]+)*)")
+SKILL_MENTION = re.compile(
+    r"`([a-z0-9]+(?:-[a-z0-9]+)+)`|(?<![\w-])(skill-[a-z0-9]+(?:-[a-z0-9]+)*)"
+)
 # Manifest `kind` values and similar kebab words that are not skill names.
 _NOT_SKILL_NAMES = {"xhs-note", "allow-unsafe", "dry-run", "kebab-case"}
 
@@ -119,7 +121,11 @@ def frontmatter_keys(ctx: Context) -> None:
         elif name not in ALLOWED_TOP_KEYS:
             suggestions = closest(name, ALLOWED_TOP_KEYS)
             fixes = [
-                Fix(f"Rename `{name}` to `{s}`", Applicability.UNSAFE, (TextEdit(ctx.path, key_range, s),))
+                Fix(
+                    f"Rename `{name}` to `{s}`",
+                    Applicability.UNSAFE,
+                    (TextEdit(ctx.path, key_range, s),),
+                )
                 for s in suggestions
                 if s not in seen
             ]
@@ -142,7 +148,11 @@ def frontmatter_keys(ctx: Context) -> None:
                     Fix(
                         f"Insert `{required}` key",
                         Applicability.UNSAFE,
-                        (TextEdit(ctx.path, Range(insert_at, insert_at), _skeleton(ctx, required)),),
+                        (
+                            TextEdit(
+                                ctx.path, Range(insert_at, insert_at), _skeleton(ctx, required)
+                            ),
+                        ),
                     )
                 ],
             )
@@ -262,7 +272,11 @@ def name_value(ctx: Context) -> None:
             rng,
             f"name `{name}` differs from the skill folder `{folder}`",
             fixes=[
-                Fix(f"Set name to `{folder}`", Applicability.SAFE, (TextEdit(ctx.path, rng, folder),))
+                Fix(
+                    f"Set name to `{folder}`",
+                    Applicability.SAFE,
+                    (TextEdit(ctx.path, rng, folder),),
+                )
             ],
         )
     if len(name) > 64:
@@ -359,19 +373,41 @@ def _trim_to_content(ctx: Context, rng: Range) -> Range:
 def _openclaw_validator() -> Any:
     import jsonschema
 
-    text = resources.files("easel_ls.schemas").joinpath("openclaw-metadata.schema.json").read_text("utf-8")
+    text = (
+        resources.files("easel_ls.schemas")
+        .joinpath("openclaw-metadata.schema.json")
+        .read_text("utf-8")
+    )
     schema = json.loads(text)
     return jsonschema.Draft202012Validator(schema)
 
 
-def _to_python(node: yaml.Node, depth: int = 0) -> Any:
-    """A plain value for schema validation; bounded, aliases are shared not expanded."""
-    if depth > 32:
-        return None
-    if isinstance(node, yaml.MappingNode):
-        return {str(k.value): _to_python(v, depth + 1) for k, v in mapping_items(node)}
-    if isinstance(node, yaml.SequenceNode):
-        return [_to_python(c, depth + 1) for c in node.value[:1000]]
+_MAX_CONVERTED_NODES = 10_000
+
+
+def _to_python(root: yaml.Node) -> Any:
+    """A plain value for schema validation, bounded in depth and size.
+
+    Aliases share composed nodes, so converting an alias bomb ("billion laughs") would expand
+    it exponentially: past a fixed node budget the rest becomes None.
+    """
+    remaining = _MAX_CONVERTED_NODES
+
+    def convert(node: yaml.Node, depth: int) -> Any:
+        nonlocal remaining
+        remaining -= 1
+        if depth > 32 or remaining < 0:
+            return None
+        if isinstance(node, yaml.MappingNode):
+            return {str(k.value): convert(v, depth + 1) for k, v in mapping_items(node)}
+        if isinstance(node, yaml.SequenceNode):
+            return [convert(c, depth + 1) for c in node.value[:1000]]
+        return _scalar_to_python(node)
+
+    return convert(root, 0)
+
+
+def _scalar_to_python(node: yaml.Node) -> Any:
     tag = node.tag
     value = node.value
     try:
@@ -399,7 +435,9 @@ def _node_at(node: yaml.Node, path: list[Any]) -> tuple[yaml.Node, yaml.Node | N
                     break
             else:
                 break
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+        elif (
+            isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value)
+        ):
             node, key_node = node.value[part], None
         else:
             break
@@ -456,9 +494,14 @@ def _schema_message(error: Any) -> str:
         return f"`{where}` must be of type {error.validator_value}, not {type(error.instance).__name__}"
     if error.validator in ("required", "anyOf") and isinstance(error.instance, dict):
         kind = error.instance.get("kind")
-        needs = {"brew": "formula or cask", "node": "package", "uv": "package", "go": "module", "download": "url"}
+        needs = {
+            "brew": "formula or cask",
+            "node": "package",
+            "uv": "package",
+            "go": "module",
+            "download": "url",
+        }
         if kind in needs:
             return f"install step of kind `{kind}` needs `{needs[kind]}`"
         return f"`{where}`: {error.message}"
     return f"`{where}`: {error.message}"
-

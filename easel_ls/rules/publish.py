@@ -8,8 +8,23 @@ from dataclasses import dataclass, field
 from easel_ls.engine import Context, FileKind, checker
 from easel_ls.findings import Range
 
-_WRITE_METHODS = {"write_text", "write_bytes", "mkdir", "touch", "makedirs", "copy", "copy2",
-                  "copyfile", "copytree", "move", "rename", "replace", "dump", "save", "savefig"}
+_WRITE_METHODS = {
+    "write_text",
+    "write_bytes",
+    "mkdir",
+    "touch",
+    "makedirs",
+    "copy",
+    "copy2",
+    "copyfile",
+    "copytree",
+    "move",
+    "rename",
+    "replace",
+    "dump",
+    "save",
+    "savefig",
+}
 _POST_CALLS = {"post", "put", "urlopen"}
 _HTTP_MODULES = {"requests", "httpx", "urllib", "aiohttp", "http"}
 
@@ -51,8 +66,10 @@ def script_facts(tree: ast.AST) -> ScriptFacts:
             if name in _WRITE_METHODS:
                 facts.writes = True
             if name == "open":
-                mode = node.args[1] if len(node.args) > 1 else next(
-                    (k.value for k in node.keywords if k.arg == "mode"), None
+                mode = (
+                    node.args[1]
+                    if len(node.args) > 1
+                    else next((k.value for k in node.keywords if k.arg == "mode"), None)
                 )
                 if isinstance(mode, ast.Constant) and isinstance(mode.value, str):
                     if any(c in mode.value for c in "wax+"):
@@ -70,7 +87,9 @@ def script_facts(tree: ast.AST) -> ScriptFacts:
                 facts.imports_http = True
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             value = node.value
-            if facts.outputs_literal is None and (value == "outputs" or value.startswith("outputs/")):
+            if facts.outputs_literal is None and (
+                value == "outputs" or value.startswith("outputs/")
+            ):
                 end = node.end_col_offset if node.end_lineno == node.lineno else node.col_offset
                 facts.outputs_literal = (node.lineno - 1, node.col_offset, end or node.col_offset)
     return facts

@@ -16,7 +16,9 @@ _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _PLACEHOLDER = re.compile(r"<[^>]*>|\{[^}]*\}|\$\{?\w+|\.\.\.|…|主题名")
 _GLOB = re.compile(r"[*?\[\]]")
 # `references/x.md`, `scripts/a.py`, `skills/…` written in prose or a code span.
-_MENTION = re.compile(r"(?<![\w./\-])((?:references|scripts|skills)/[^\s`'\"()<>{}\[\]，。；：、！？（）《》「」]*)")
+_MENTION = re.compile(
+    r"(?<![\w./\-])((?:references|scripts|skills)/[^\s`'\"()<>{}\[\]，。；：、！？（）《》「」]*)"
+)
 _TRAILING = ".,;:!?)'\"，。；：、！？）"
 
 
@@ -225,7 +227,9 @@ def orphan_resource(ctx: Context) -> None:
     if ctx.kind is FileKind.SCRIPT and ctx.path.suffix == ".py":
         # A module imported by a documented script of the same skill is in use.
         module = ctx.path.stem
-        pattern = re.compile(rf"^\s*(?:from\s+{re.escape(module)}\b|import\s+{re.escape(module)}\b)", re.M)
+        pattern = re.compile(
+            rf"^\s*(?:from\s+{re.escape(module)}\b|import\s+{re.escape(module)}\b)", re.M
+        )
         for path in sorted(ctx.path.parent.glob("*.py")):
             if path != ctx.path and pattern.search(ws.text_of(path) or ""):
                 return

@@ -16,12 +16,16 @@ def unpaired_test(ctx: Context) -> None:
     ctx.workspace.note_dependency(other, ctx.path)
     if ctx.workspace.exists(other):
         return
-    content = "# 期望输出关键字，每行一个；以 re: 开头的行是正则\n" if other.suffix == ".expected" else ""
+    content = (
+        "# 期望输出关键字，每行一个；以 re: 开头的行是正则\n" if other.suffix == ".expected" else ""
+    )
     ctx.report(
         "TS001",
         Range.line_start(0),
         f"`{ctx.path.name}` has no `{other.name}` beside it",
-        fixes=[Fix(f"Create {other.name}", Applicability.UNSAFE, creates=(CreateFile(other, content),))],
+        fixes=[
+            Fix(f"Create {other.name}", Applicability.UNSAFE, creates=(CreateFile(other, content),))
+        ],
     )
 
 
@@ -50,7 +54,11 @@ def expected_patterns(ctx: Context) -> None:
                 f"pattern does not compile: {exc.msg} (at column {col + 1})",
             )
         except (RecursionError, OverflowError) as exc:
-            ctx.report("TS003", Range.of(line, offset, line, offset + len(pattern)), f"pattern does not compile: {exc}")
+            ctx.report(
+                "TS003",
+                Range.of(line, offset, line, offset + len(pattern)),
+                f"pattern does not compile: {exc}",
+            )
     if meaningful == 0:
         ctx.report(
             "TS002",

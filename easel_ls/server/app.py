@@ -7,9 +7,9 @@ diagnostics (fixes ride in ``Diagnostic.data``), code actions only unpack those 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from pathlib import Path
-from typing import Any
 
 from lsprotocol import converters
 from lsprotocol import types as lsp
@@ -45,11 +45,11 @@ class EaselServer(LanguageServer):
                 continue
             return ws
         root = find_root(path)
-        ws = self.roots.get(root)
-        if ws is None:
-            ws = Workspace(root=root, config=ConfigResolver())
-            self.roots[root] = ws
-        return ws
+        found = self.roots.get(root)
+        if found is None:
+            found = Workspace(root=root, config=ConfigResolver())
+            self.roots[root] = found
+        return found
 
     def converter(self) -> Converter:
         def lines_of(path: Path) -> list[str]:
@@ -70,7 +70,7 @@ class EaselServer(LanguageServer):
         ws.set_overlay(doc)
         try:
             findings = check_document(ws, doc)
-        except Exception:  # noqa: BLE001 - the engine isolates rules; this is a last resort
+        except Exception:
             log.exception("checking %s failed", uri)
             findings = []
         self.findings[uri] = findings
@@ -104,10 +104,8 @@ def create_server() -> EaselServer:
     def initialize(ls: EaselServer, params: lsp.InitializeParams) -> None:
         options = params.initialization_options or {}
         if isinstance(options, dict) and "debounceMs" in options:
-            try:
+            with contextlib.suppress(TypeError, ValueError):
                 ls.debounce_ms = int(options["debounceMs"])
-            except (TypeError, ValueError):
-                pass
         folders = params.workspace_folders or []
         roots = [_path_of(f.uri) for f in folders]
         if not roots and params.root_uri:
@@ -142,7 +140,7 @@ def create_server() -> EaselServer:
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION,
         lsp.CodeActionOptions(
-            code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind(FIX_ALL_KIND)],
+            code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND],
             resolve_provider=False,
         ),
     )
@@ -196,10 +194,6 @@ def _fix_all(ls: EaselServer, uri: str) -> lsp.CodeAction | None:
     ]
     return lsp.CodeAction(
         title="easel-ls: fix all safe fixes",
-        kind=lsp.CodeActionKind(FIX_ALL_KIND),
+        kind=FIX_ALL_KIND,
         edit=lsp.WorkspaceEdit(changes={uri: edits}),
     )
-
-
-def _unused(*_: Any) -> None:  # keeps linters quiet about optional imports in type-only paths
-    return None

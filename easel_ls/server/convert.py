@@ -24,7 +24,9 @@ class Converter:
         self.codec = codec
         self.lines_of = lines_of  # Path -> list[str] (current text, for UTF-16 columns)
 
-    def position(self, path: Path, pos: Position, lines: Sequence[str] | None = None) -> lsp.Position:
+    def position(
+        self, path: Path, pos: Position, lines: Sequence[str] | None = None
+    ) -> lsp.Position:
         lines = lines if lines is not None else self.lines_of(path)
         if pos.line >= len(lines):
             return lsp.Position(line=pos.line, character=0)
@@ -74,7 +76,9 @@ class Converter:
     def workspace_edit(self, fix: Fix) -> dict[str, Any]:
         changes: list[Any] = []
         for create in fix.creates:
-            changes.append({"kind": "create", "uri": uri_of(create.path), "options": {"ignoreIfExists": True}})
+            changes.append(
+                {"kind": "create", "uri": uri_of(create.path), "options": {"ignoreIfExists": True}}
+            )
         by_path: dict[Path, list[dict[str, Any]]] = {}
         for create in fix.creates:
             if create.content:
@@ -96,7 +100,11 @@ class Converter:
             changes.append({"textDocument": {"uri": uri_of(path), "version": None}, "edits": edits})
         for rename in fix.renames:
             changes.append(
-                {"kind": "rename", "oldUri": uri_of(rename.old_path), "newUri": uri_of(rename.new_path)}
+                {
+                    "kind": "rename",
+                    "oldUri": uri_of(rename.old_path),
+                    "newUri": uri_of(rename.new_path),
+                }
             )
         return {"documentChanges": changes}
 

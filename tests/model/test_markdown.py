@@ -135,7 +135,7 @@ def test_code_spans_in_tables_lists_and_headings() -> None:
 
 def test_repeated_table_cells_are_told_apart() -> None:
     doc, md = parse("| `a` | `a` |\n|---|---|\n| x | y |\n")
-    assert [s.range.start.character for s in md.code_spans] == [3, 11]
+    assert [s.range.start.character for s in md.code_spans] == [3, 9]
 
 
 def test_code_span_across_lines_reads_as_one_line() -> None:
@@ -152,12 +152,9 @@ def test_backticks_inside_fences_are_not_code_spans() -> None:
 
 
 def test_escaped_backtick_does_not_open_a_span() -> None:
+    # `\`` is a literal backtick, so the span is the space between `a`` and ``b`.
     doc, md = parse("\\`a` `b`\n")
-    assert [(s.text, doc.slice(s.range)) for s in md.code_spans] == [(" ", " ")] or [
-        s.text for s in md.code_spans
-    ] == ["b"]
-    for span in md.code_spans:
-        assert doc.slice(span.range).replace("\n", " ").strip() == span.text.strip()
+    assert [(s.text, s.range) for s in md.code_spans] == [(" ", Range.of(0, 4, 0, 5))]
 
 
 # Links
@@ -212,8 +209,8 @@ def test_link_in_table_cell_and_list() -> None:
     doc, md = parse("- [x](a.md)\n\n| [y](b.md) | [y](b.md) |\n|---|---|\n")
     assert [(doc.slice(link.range), link.range.start) for link in md.links] == [
         ("a.md", Position(0, 6)),
-        ("b.md", Position(2, 7)),
-        ("b.md", Position(2, 20)),
+        ("b.md", Position(2, 6)),
+        ("b.md", Position(2, 18)),
     ]
 
 
@@ -253,7 +250,7 @@ def test_block_and_inline_comments() -> None:
     ]
     assert doc.slice(md.comments[1].range) == "<!-- easel-ls-disable BD001 -->"
     assert md.comments[1].range.start == Position(1, 3)
-    assert md.comments[2].range == Range.of(3, 2, 4, 10)
+    assert md.comments[2].range == Range.of(3, 2, 4, 11)
 
 
 def test_comment_inside_a_fence_is_code() -> None:
@@ -290,12 +287,13 @@ def test_escaped_text_is_not_misplaced() -> None:
 
 @settings(max_examples=400, deadline=None)
 @given(
-    st.text(
-        alphabet=st.sampled_from(
-            list("`[]()<>!-*_#>|\\\"' \t\n\r:=~.\u4e3b\u9898😀ab1") + ["```", "<!--", "-->", "\r\n"]
+    st.lists(
+        st.sampled_from(
+            list("`[]()<>!-*_#>|\\\"' \t\n\r:=~.\u4e3b\u9898😀ab1")
+            + ["```", "<!--", "-->", "\r\n", "](", "- ", "> ", "1. ", "| ", "\\`", "[x]: "]
         ),
-        max_size=120,
-    ),
+        max_size=80,
+    ).map("".join),
     st.integers(min_value=-2, max_value=6),
 )
 def test_any_text_parses_and_every_range_lies_inside_the_document(text: str, start: int) -> None:

@@ -82,3 +82,12 @@ def test_relative_paths_and_roots_are_compared_alike() -> None:
     )
     ctx = ReportContext(Path(".").absolute(), lambda path: None)
     assert render([finding], "concise", ctx) == "skills/a/SKILL.md:1:1: FM001 m\n"
+
+
+def test_a_path_that_climbs_out_of_the_root_is_outside_it() -> None:
+    finding = Finding(
+        "RS005", "path-escapes-workspace", Severity.ERROR, "m", Path("/ws/../etc/x.md"),
+        Range.line_start(),
+    )  # fmt: skip
+    ctx = ReportContext(Path("/ws"), lambda path: None)
+    assert render([finding], "concise", ctx) == "/ws/../etc/x.md:1:1: RS005 m\n"

@@ -28,6 +28,7 @@ PUBLISH = SKILLS / "xhs-publish" / "scripts" / "publish.py"
 REVIEW = SKILLS / "publish-review" / "scripts" / "review.py"
 MANIFEST = REPO / "skills" / "shared" / "scripts" / "manifest.py"
 SCRIPTS = (RENDER_CARDS, PUBLISH, REVIEW)
+MANIFEST_META = (sys.executable, str(MANIFEST), "--root", "outputs", "meta", "--topic")
 
 PIPELINE_LAYERS = ("discover", "plan", "produce", "publish", "attribute")
 REQUIRED_SECTIONS = ("输入", "输出", "执行步骤", "Profile 感知")
@@ -66,7 +67,13 @@ def load_script(path: Path):
     spec = importlib.util.spec_from_file_location(f"skill_script_{path.stem}", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.modules[spec.name] = module  # dataclasses look their module up while being built
+    writes_bytecode = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True  # a __pycache__ in scripts/ would be an orphan resource
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.dont_write_bytecode = writes_bytecode
     return module
 
 
@@ -106,10 +113,9 @@ def test_description_is_chinese_with_trigger_and_an_existing_neighbour(skill_dir
     assert 80 <= len(description) <= 300
     assert cjk_share(description) >= 0.3
     assert any(word in description for word in TRIGGER_WORDS)
-    assert any(word in description for word in BOUNDARY_WORDS)
     named = re.findall(r"`([^`]+)`", description)
-    assert named, "the boundary names a neighbour skill in backticks"
-    assert set(named) <= SKILL_NAMES - {skill_dir.name}
+    assert named or any(word in description for word in BOUNDARY_WORDS)
+    assert set(named) <= SKILL_NAMES - {skill_dir.name}, "only neighbours that exist"
 
 
 @pytest.mark.parametrize("skill_dir", SKILL_DIRS, ids=lambda p: p.name)
@@ -214,8 +220,7 @@ def test_card_maker_renders_into_the_project_and_registers_the_cards(tmp_path: P
     project = make_project(tmp_path, "换季护肤")
     (project / "note.md").write_text("# 换季护肤\n正文\n", encoding="utf-8")
     subprocess.run(
-        [sys.executable, str(MANIFEST), "--root", "outputs", "meta", "--topic", "换季护肤"]
-        + ["--kind", "xhs-note", "--deliverables", "note.md"],
+        [*MANIFEST_META, "换季护肤", "--kind", "xhs-note", "--deliverables", "note.md"],
         cwd=tmp_path,
         check=True,
         capture_output=True,
@@ -304,6 +309,9 @@ NOTE = """# 换季护肤 5 个关键动作
 """
 
 
+DELIVERABLES = "note.md,card_2.png,card_1.png"
+
+
 def make_note_project(tmp_path: Path, note: str) -> Path:
     project = tmp_path / "outputs" / "换季护肤"
     project.mkdir(parents=True)
@@ -311,8 +319,7 @@ def make_note_project(tmp_path: Path, note: str) -> Path:
     (project / "card_1.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     (project / "card_2.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     subprocess.run(
-        [sys.executable, str(MANIFEST), "--root", "outputs", "meta", "--topic", "换季护肤"]
-        + ["--deliverables", "note.md,card_2.png,card_1.png", "--cover", "card_1.png"],
+        [*MANIFEST_META, "换季护肤", "--cover", "card_1.png", "--deliverables", DELIVERABLES],
         cwd=tmp_path,
         check=True,
         capture_output=True,
@@ -390,7 +397,7 @@ def test_publisher_dry_run_only_warns_about_the_same_content(tmp_path: Path) -> 
     result = run(PUBLISH, "post", "--topic", "换季护肤", cwd=tmp_path)
 
     assert result.returncode == 0
-    assert result.stderr.strip(), "the findings are still shown"
+    assert "10.0.3.7" in result.stderr, "the findings are still shown"
 
 
 METRICS = (
