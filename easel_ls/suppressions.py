@@ -17,8 +17,10 @@ from easel_ls.rules import RULES
 if TYPE_CHECKING:
     from easel_ls.engine import Context
 
+# Matched against a comment's text; the markdown model strips `<!--` and `-->` (kept optional).
 _DIRECTIVE = re.compile(
-    r"<!--\s*easel-ls-(disable-next-line|disable-file|disable|enable)\b([^>]*?)-->", re.S
+    r"\A(?:<!--)?\s*easel-ls-(disable-next-line|disable-file|disable|enable)\b(.*?)(?:-->)?\s*\Z",
+    re.S,
 )
 _INLINE = re.compile(r"#\s*easel-ls:\s*ignore\[([^\]]*)\]")
 _CODE = re.compile(r"[A-Za-z]{2}\d{3}")

@@ -419,6 +419,8 @@ class _Matcher:
     def unknown_option(self, state: _LevelState, words: list[int], pattern: str, start: int) -> int:
         index = words[start]
         text = self.args[index].text
+        if self.help_follows(state, words, start):
+            raise _Stop  # argparse prints help and exits before complaining about extras
         for ancestor in reversed(self.levels[: self.levels.index(state)]):
             found = ancestor.view.parse_optional(text)
             if isinstance(found, _Optional) and found.slot is not None and found.slot.option:
@@ -454,19 +456,31 @@ class _Matcher:
                 )
                 self.provided.add(id(option))
                 return self.skip_values(found, pattern, start)
-        if state.model.accepts_unknown_options:
-            raise _Stop  # parse_known_args keeps it; what follows may be its value
-        flags = state.view.model.option_flags()
-        self.issues.append(
-            MatchIssue(
-                "unknown-option",
-                index,
-                f"unknown option `{text}`{_for(state.path)}",
-                _suggest(text.split("=", 1)[0], flags),
-                related_line=state.model.line,
+        if not state.model.accepts_unknown_options:  # parse_known_args passes it through
+            flags = state.view.model.option_flags()
+            self.issues.append(
+                MatchIssue(
+                    "unknown-option",
+                    index,
+                    f"unknown option `{text}`{_for(state.path)}",
+                    _suggest(text.split("=", 1)[0], flags),
+                    related_line=state.model.line,
+                )
             )
-        )
-        raise _Stop  # whether the next word is its value cannot be known
+        if start + 1 < len(words) and pattern[start + 1] == "A":
+            raise _Stop  # whether the next word is meant as its value cannot be known
+        return start + 1
+
+    def help_follows(self, state: _LevelState, words: list[int], start: int) -> bool:
+        help_flags = {
+            flag
+            for slot in state.view.option_slots
+            if slot.option is not None and slot.option.action in ("help", "version")
+            for flag in slot.option.flags
+        }
+        if state.model.subparsers is not None:
+            help_flags |= {"-h", "--help"}
+        return any(self.args[index].text in help_flags for index in words[start + 1 :])
 
     def skip_values(self, found: _Optional, pattern: str, start: int) -> int:
         assert found.slot is not None

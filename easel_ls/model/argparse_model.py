@@ -70,7 +70,8 @@ HARMLESS_CALLEES = frozenset(
 )
 MAX_UNROLL = 256
 MAX_CALL_DEPTH = 16
-STEP_BUDGET = 2_000_000
+STEP_BUDGET = 3_000_000
+MAX_FUNCTION_CALLS = 5_000  # helpers calling helpers twice over must not explode
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 
 
@@ -207,7 +208,8 @@ def _uses_argparse(tree: ast.Module) -> bool:
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
-            and node.func.attr in ("add_argument", "add_subparsers", "parse_args", "parse_known_args")
+            and node.func.attr
+            in ("add_argument", "add_subparsers", "parse_args", "parse_known_args")
         ):
             return True
         if isinstance(node, ast.Import) and any(
@@ -245,6 +247,7 @@ class _Unknown:
 
 
 UNKNOWN = _Unknown()
+_MISSING = _Unknown()  # a name not bound at all
 UNBOUND_PARAMETER = _Unknown(silent=True)
 
 
@@ -313,6 +316,8 @@ class _Class:
     name: str
     parser_subclass: bool
     action_subclass: bool
+    # Overrides only how errors/help are printed: parses exactly like ArgumentParser.
+    cosmetic: bool = False
 
 
 @dataclass(eq=False)
@@ -320,6 +325,8 @@ class _Scope:
     variables: dict[str, object]
     parent: _Scope | None = None
     global_names: set[str] = field(default_factory=set)
+    # One journal per open branch: the value each name had before the branch assigned it.
+    journals: list[dict[str, object]] = field(default_factory=list)
 
     def lookup(self, name: str) -> object:
         scope: _Scope | None = self
@@ -335,8 +342,17 @@ class _Scope:
             while root.parent is not None:
                 root = root.parent
             root.variables[name] = value
-        else:
-            self.variables[name] = value
+            return
+        if self.journals and name not in self.journals[-1]:
+            self.journals[-1][name] = self.variables.get(name, _MISSING)
+        self.variables[name] = value
+
+    def undo(self, journal: dict[str, object]) -> None:
+        for name, old in journal.items():
+            if old is _MISSING:
+                self.variables.pop(name, None)
+            else:
+                self.variables[name] = old
 
 
 _BUILTINS = frozenset(
@@ -369,6 +385,7 @@ class _Interpreter:
         self.script_open: list[tuple[str, int]] = []
         self.functions_run: set[int] = set()
         self.next_group_id = 0
+        self.calls_made = 0
 
     # -- entry ----------------------------------------------------------------------------------
 
@@ -556,7 +573,21 @@ class _Interpreter:
             or (isinstance(base, _Class) and base.action_subclass)
             for base in bases
         )
-        scope.assign(node.name, _Class(node.name, parser_subclass, action_subclass))
+        parser_bases = [
+            b
+            for b in bases
+            if (isinstance(b, _ArgparseName) and b.name == "ArgumentParser")
+            or (isinstance(b, _Class) and b.parser_subclass)
+        ]
+        cosmetic = (
+            parser_subclass
+            and len(parser_bases) == len(bases)
+            and all(not isinstance(b, _Class) or b.cosmetic for b in parser_bases)
+            and all(_is_cosmetic_member(stmt) for stmt in node.body)
+            and not node.decorator_list
+            and not node.keywords
+        )
+        scope.assign(node.name, _Class(node.name, parser_subclass, action_subclass, cosmetic))
         # Methods are not followed; parsers built inside them stay invisible, and any use of
         # such a parser then reads as an unknown object.
 
@@ -579,18 +610,30 @@ class _Interpreter:
         branches = [branch for branch in branches if branch]
         if not branches:
             return
-        start = dict(frame.scope.variables)
-        outcomes = [start] if keep_original else []
+        scope = frame.scope
+        outcomes: list[dict[str, object]] = []
         self.conditional += 1
         try:
             for branch in branches:
-                frame.scope.variables = dict(start)
-                branch_frame = _Frame(frame.scope, frame.returns, False, frame.base_conditional)
-                self.exec_block(branch, branch_frame)
-                outcomes.append(frame.scope.variables)
+                scope.journals.append({})
+                try:
+                    branch_frame = _Frame(scope, frame.returns, False, frame.base_conditional)
+                    self.exec_block(branch, branch_frame)
+                finally:
+                    journal = scope.journals.pop()
+                outcomes.append({name: scope.variables.get(name, _MISSING) for name in journal})
+                scope.undo(journal)
         finally:
             self.conditional -= 1
-        frame.scope.variables = _merge_bindings(outcomes)
+        touched = {name for outcome in outcomes for name in outcome}
+        for name in sorted(touched):
+            original = scope.variables.get(name, _MISSING)
+            values = [outcome.get(name, original) for outcome in outcomes]
+            if keep_original:
+                values.append(original)
+            first = values[0]
+            agreed = first is not _MISSING and all(_same(first, value) for value in values[1:])
+            scope.assign(name, first if agreed else UNKNOWN)
 
     def exec_for(self, node: ast.For | ast.AsyncFor, frame: _Frame) -> None:
         scope = frame.scope
@@ -790,6 +833,13 @@ class _Interpreter:
 
     def eval_subscript(self, node: ast.Subscript, scope: _Scope) -> object:
         base = self.eval(node.value, scope)
+        if isinstance(node.slice, ast.Slice):
+            parts = (node.slice.lower, node.slice.upper, node.slice.step)
+            raw = [self.eval(part, scope) if part is not None else None for part in parts]
+            bounds = [bound for bound in raw if bound is None or type(bound) is int]
+            if isinstance(base, (tuple, list, str)) and len(bounds) == 3 and bounds[2] != 0:
+                return base[slice(*bounds)]
+            return UNKNOWN
         index = self.eval(node.slice, scope)
         if (
             isinstance(base, (tuple, list, str))
@@ -870,6 +920,8 @@ class _Interpreter:
         call = _Call(node, args, kwargs, dynamic)
         if isinstance(callee, _ArgparseName) and callee.name == "ArgumentParser":
             return self.create_parser(call, scope)
+        if isinstance(callee, _Class) and callee.cosmetic:
+            return self.create_parser(call, scope)
         if isinstance(callee, _Class) and callee.parser_subclass:
             parser = self.create_parser(call, scope)
             self.open_parser(parser, f"uses the ArgumentParser subclass `{callee.name}`", node)
@@ -901,8 +953,13 @@ class _Interpreter:
         self, function: _Function, args: list[object], kwargs: dict[str, object], node: ast.AST
     ) -> object:
         self.functions_run.add(id(function.node))
-        if function in self.call_stack or len(self.call_stack) >= MAX_CALL_DEPTH:
-            reason = f"`{function.node.name}` calls itself"
+        self.calls_made += 1
+        if (
+            function in self.call_stack
+            or len(self.call_stack) >= MAX_CALL_DEPTH
+            or self.calls_made > MAX_FUNCTION_CALLS
+        ):
+            reason = f"`{function.node.name}` is called too deeply or too often to follow"
             self.refuse_call([*args, *kwargs.values()], reason, node)
             return UNKNOWN
         scope = _Scope(_bind_parameters(function, args, kwargs), function.scope)
@@ -1176,7 +1233,8 @@ class _Interpreter:
             return _SubparsersRef(parser, model.subparsers)
         parser_class = call.kwargs.get("parser_class")
         if parser_class is not None and not (
-            isinstance(parser_class, _ArgparseName) and parser_class.name == "ArgumentParser"
+            (isinstance(parser_class, _ArgparseName) and parser_class.name == "ArgumentParser")
+            or (isinstance(parser_class, _Class) and parser_class.cosmetic)
         ):
             self.open_parser(parser, "builds subcommands with a custom parser class", node)
         dest = call.kwargs.get("dest")
@@ -1317,16 +1375,6 @@ def _same(left: object, right: object) -> bool:
         except Exception:  # comparing odd constants must not fail the analysis
             return False
     return False
-
-
-def _merge_bindings(outcomes: list[dict[str, object]]) -> dict[str, object]:
-    merged: dict[str, object] = {}
-    names = {name for outcome in outcomes for name in outcome}
-    for name in names:
-        values = [outcome.get(name, UNKNOWN) for outcome in outcomes]
-        first = values[0]
-        merged[name] = first if all(_same(first, value) for value in values[1:]) else UNKNOWN
-    return merged
 
 
 def _iterate(value: object) -> list[object] | None:
@@ -1560,3 +1608,17 @@ def _option_dest(flags: list[str], model: ParserModel) -> str:
     long_flags = [flag for flag in flags if len(flag) > 1 and flag[1] in model.prefix_chars]
     chosen = long_flags[0] if long_flags else flags[0]
     return chosen.lstrip(model.prefix_chars).replace("-", "_") or chosen
+
+
+_COSMETIC_METHODS = frozenset(
+    {"error", "exit", "print_help", "print_usage", "format_help", "format_usage", "_print_message"}
+)
+
+
+def _is_cosmetic_member(stmt: ast.stmt) -> bool:
+    """A class-body statement that cannot change what the parser accepts."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+        return True  # docstring
+    if isinstance(stmt, ast.Pass):
+        return True
+    return isinstance(stmt, ast.FunctionDef) and stmt.name in _COSMETIC_METHODS

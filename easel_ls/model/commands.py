@@ -298,6 +298,8 @@ _CJK_PLACEHOLDER_NOUNS = (
 
 
 def _looks_placeholder(text: str, raw: str, has_variable: bool) -> bool:
+    if raw == "|":  # `[--a | --b]`: a separator of alternatives, not a value
+        return True
     if has_variable or "..." in raw or "…" in raw:
         return True
     if _PLACEHOLDER_ANGLE.search(raw) or re.search(r"\{[^{}]*\}", raw):
@@ -390,6 +392,8 @@ _PYTHON = re.compile(r"(?:.*/)?python(?:3(?:\.\d+)?)?")
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.DOTALL)
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
 _PREFIX_COMMANDS = frozenset({"env", "time", "nohup", "exec", "command"})
+# Reserved words that may precede a command: `if python a.py; then`, `do python a.py "$f"`.
+_RESERVED_WORDS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{"})
 _RUNNERS = {"uv": "run", "poetry": "run", "pipenv": "run"}
 _UV_OPTIONS_WITH_VALUE = frozenset(
     {"--with", "--python", "-p", "--project", "--directory", "--package", "--extra", "--group",
@@ -484,12 +488,17 @@ def _skip_assignments(words: Sequence[Word], i: int) -> int:
     return i
 
 
-def _launch(words: list[Word]) -> tuple[str, int] | None:
-    """("python" | "shell", index of the script word), or None when this runs no script."""
+def _launch(words: list[Word], direct: str = "/") -> tuple[str, int] | None:
+    """("python" | "shell", index of the script word), or None when this runs no script.
+
+    A script run directly (no launcher) must contain ``direct``: any `dir/x.sh` in a fence, but
+    only `./x.sh` in a code span, where `scripts/x.py` is a path mention.
+    """
     i = _skip_assignments(words, 0)
-    while i < len(words) and words[i].text in _PREFIX_COMMANDS:
+    while i < len(words) and words[i].text in _PREFIX_COMMANDS | _RESERVED_WORDS:
+        prefix = words[i].text
         i = _skip_assignments(words, i + 1)
-        while i < len(words) and words[i].text.startswith("-") and words[i].text != "-":
+        while prefix in _PREFIX_COMMANDS and i < len(words) and words[i].text[:1] == "-":
             i += 1
     if i >= len(words):
         return None
@@ -508,9 +517,9 @@ def _launch(words: list[Word]) -> tuple[str, int] | None:
         return _after_options(words, i + 1, "python")
     if first in _SHELLS:
         return _after_options(words, i + 1, "shell")
-    if "/" in first and first.endswith(".sh"):
+    if direct in first and first.endswith(".sh"):
         return "shell", i
-    if "/" in first and first.endswith(".py"):
+    if direct in first and first.endswith(".py"):
         return "python", i
     return None
 
@@ -609,7 +618,9 @@ def _fence_invocations(doc: TextDocument, fence: Fence) -> Iterator[Invocation]:
                     logical.add(lines[i][2], lines[i][0], lines[i][1])
                     i += 1
                     continue
-            final = i >= len(lines) or lines[i][1] < 0 or len(logical.positions) > 20_000
+            # A quote left open for this long is a typo, not a string: stop joining lines.
+            joined = logical.positions[-1].line - line_no if logical.positions else 0
+            final = i >= len(lines) or lines[i][1] < 0 or joined > 200
             try:
                 tokens = _lex(logical.text, final)
                 break
@@ -621,7 +632,7 @@ def _fence_invocations(doc: TextDocument, fence: Fence) -> Iterator[Invocation]:
         commands = list(_commands(tokens, _WordMaker(doc, logical)))
         yield from _invocations(commands, state, "fence", _suppressed_codes(tokens))
         for delimiter in (d for command in commands for d in command.heredoc_delimiters):
-            while i < len(lines) and lines[i][2].strip() != delimiter:
+            while i < len(lines) and lines[i][2].strip().removeprefix("> ") != delimiter:
                 i += 1  # a heredoc body is data, not commands
             i += 1
 
@@ -650,6 +661,6 @@ def _span_invocations(doc: TextDocument, span: CodeSpan) -> list[Invocation]:
     tokens = _lex(logical.text, final=True)
     commands = list(_commands(tokens, _WordMaker(doc, logical)))
     state = _ShellState()
-    if not commands or _launch(commands[0].words) is None:
+    if not commands or _launch(commands[0].words, direct="./") is None:
         return []
     return list(_invocations(commands, state, "span", _suppressed_codes(tokens)))

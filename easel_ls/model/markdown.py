@@ -9,7 +9,7 @@ table cells, and after CJK or emoji text.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,7 +83,7 @@ _PARSER = MarkdownIt("commonmark", {"html": True}).enable("table")
 _COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
 # Characters that may sit between two inline tokens in the source without being text themselves.
 _MARKUP_GAP = re.compile(r"[*_~\\\[\]!\s]*")
-_ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_DOCUMENT_START = Position(0, 0)
 
 
 def parse_markdown(doc: TextDocument, body_start_line: int = 0) -> MarkdownModel:
@@ -103,17 +103,24 @@ def parse_markdown(doc: TextDocument, body_start_line: int = 0) -> MarkdownModel
 class _Source:
     """Text of a block (inline content, html block ...) with the document position of each char."""
 
-    def __init__(self, text: str, cells: list[tuple[int, int]], lines: Sequence[str]) -> None:
+    def __init__(
+        self,
+        text: str,
+        cells: list[tuple[int, int]],
+        lines: Sequence[str],
+        origin: Position = _DOCUMENT_START,
+    ) -> None:
         self.text = text
         self._cells = cells
         self._lines = lines
+        self._origin = origin  # where empty text sits
 
     def _line_length(self, line: int) -> int:
         return len(self._lines[line]) if 0 <= line < len(self._lines) else 0
 
     def start(self, index: int) -> Position:
         if not self._cells:
-            return Position(0, 0)
+            return self._origin
         line, col = self._cells[max(0, min(index, len(self._cells) - 1))]
         if index >= len(self._cells):
             col += 1
@@ -173,40 +180,38 @@ def _piece_column(piece: str, source: str) -> int:
     return max(0, len(source) - len(piece))
 
 
-def _backtick_runs(text: str, start: int) -> list[tuple[int, int]]:
-    """(start, length) of unescaped backtick runs from ``start``."""
-    runs = []
+def _backtick_runs(text: str, start: int, escapes: bool) -> Iterator[tuple[int, int]]:
+    """(start, length) of backtick runs from ``start``; backslashes escape only outside spans."""
     i = start
     n = len(text)
     while i < n:
         c = text[i]
-        if c == "\\":
+        if c == "\\" and escapes:
             i += 2
             continue
         if c == "`":
             j = i
             while j < n and text[j] == "`":
                 j += 1
-            runs.append((i, j - i))
+            yield i, j - i
             i = j
             continue
         i += 1
-    return runs
 
 
 def _find_code_span(raw: str, cursor: int, fence: str) -> tuple[int, int] | None:
     """Content bounds of the first code span delimited by ``fence`` from ``cursor``."""
-    runs = [run for run in _backtick_runs(raw, cursor) if run[1] == len(fence)]
-    opening = runs[0] if runs else None
+    width = len(fence)
+    opening = next((run for run in _backtick_runs(raw, cursor, True) if run[1] == width), None)
     if opening is None:
         return None
+    content_start = opening[0] + width
     closing = next(
-        (run for run in _backtick_runs(raw, opening[0] + opening[1]) if run[1] == len(fence)),
-        None,
+        (run for run in _backtick_runs(raw, content_start, False) if run[1] == width), None
     )
     if closing is None:
         return None
-    return opening[0] + opening[1], closing[0]
+    return content_start, closing[0]
 
 
 def _matching_bracket(raw: str, open_index: int) -> int:
@@ -345,7 +350,10 @@ class _Builder:
                 self._comments(self._block_source(token.content.rstrip("\n"), token.map[0]), 0)
 
     def _block_source(self, text: str, body_line: int) -> _Source:
-        return _Source(text, _align_lines(text, body_line + self.first, self.lines), self.lines)
+        line = body_line + self.first
+        in_document = 0 <= line < len(self.lines)
+        origin = Position(line, len(self.lines[line].rstrip())) if in_document else Position(0, 0)
+        return _Source(text, _align_lines(text, line, self.lines), self.lines, origin)
 
     def _cell_source(
         self, content: str, row: tuple[int, int]
@@ -353,7 +361,7 @@ class _Builder:
         line, cursor = row
         source_line = self.lines[line] if line < len(self.lines) else ""
         if not content:
-            return _Source("", [], self.lines), row
+            return _Source("", [], self.lines, Position(line, cursor)), row
         # A cell's content drops the backslash of `\|`; let it back in to find the raw cell.
         pattern = "".join(r"\\?\|" if c == "|" else re.escape(c) for c in content)
         found = re.compile(pattern).search(source_line, cursor)
@@ -462,10 +470,10 @@ class _Builder:
         """Where a text token starts in the raw content, if only markup lies before it."""
         if not text:
             return None
-        found = raw.find(text, cursor)
-        if found >= 0 and _MARKUP_GAP.fullmatch(raw, cursor, found):
-            return found
-        return None
+        gap = _MARKUP_GAP.match(raw, cursor)
+        last = gap.end() if gap else cursor
+        # The text may itself begin with a markup character, so try each start within the gap.
+        return next((at for at in range(cursor, last + 1) if raw.startswith(text, at)), None)
 
     def _code_span(self, source: _Source, cursor: int, child: Token) -> int:
         bounds = _find_code_span(source.text, cursor, child.markup or "`")
@@ -497,15 +505,15 @@ class _Builder:
         opener = "![" if is_image else "["
         candidate = raw.find(opener, cursor)
         fallback: tuple[_OpenLink, int] | None = None
-        while candidate >= 0:
+        for _ in range(64):  # bounded: bracket-heavy text must not turn quadratic
+            if candidate < 0:
+                break
             bracket = candidate + len(opener) - 1
             if bracket > 0 and raw[bracket - 1] == "\\" and not is_image:
                 candidate = raw.find(opener, candidate + 1)
                 continue
             close = _matching_bracket(raw, bracket)
-            if close < 0:
-                break
-            parsed = self._link_tail(raw, source, bracket, close)
+            parsed = self._link_tail(raw, source, bracket, close) if close >= 0 else None
             if parsed is not None:
                 target, rng, tail_end, normalised = parsed
                 opened = (_OpenLink(tail_end, target, rng, is_image), bracket + 1)

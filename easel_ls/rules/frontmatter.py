@@ -456,7 +456,7 @@ def openclaw_metadata(ctx: Context) -> None:
     key, node = found
     data = _to_python(node)
     for error in sorted(_openclaw_validator().iter_errors(data), key=lambda e: list(e.path)):
-        target, target_key = _node_at(node, list(error.absolute_path))
+        target, _key = _node_at(node, list(error.absolute_path))
         rng = fm.node_range(target)
         message = _schema_message(error)
         if error.validator == "additionalProperties" and isinstance(target, yaml.MappingNode):

@@ -71,9 +71,12 @@ def script_facts(tree: ast.AST) -> ScriptFacts:
                     if len(node.args) > 1
                     else next((k.value for k in node.keywords if k.arg == "mode"), None)
                 )
-                if isinstance(mode, ast.Constant) and isinstance(mode.value, str):
-                    if any(c in mode.value for c in "wax+"):
-                        facts.writes = True
+                if (
+                    isinstance(mode, ast.Constant)
+                    and isinstance(mode.value, str)
+                    and any(c in mode.value for c in "wax+")
+                ):
+                    facts.writes = True
             if name in _POST_CALLS and facts.post_call is None:
                 end = node.end_col_offset if node.end_lineno == node.lineno else node.col_offset
                 facts.post_call = (node.lineno - 1, node.col_offset, end or node.col_offset)
@@ -105,6 +108,18 @@ def _facts(ctx: Context) -> ScriptFacts | None:
     return ctx.workspace.artefact("script-facts", ctx.doc, build)
 
 
+def _char_range(ctx: Context, line: int, start: int, end: int | None = None) -> Range:
+    """AST columns count UTF-8 bytes; findings count code points (CJK names are common).
+    Without ``end`` the range runs to the end of the line."""
+    text = ctx.doc.line_text(line)
+    raw = text.encode("utf-8", "surrogatepass")
+
+    def column(byte_col: int) -> int:
+        return len(raw[:byte_col].decode("utf-8", "ignore"))
+
+    return Range.of(line, column(start), line, len(text) if end is None else column(end))
+
+
 def _skill_layer(ctx: Context) -> str | None:
     if ctx.skill is None:
         return None
@@ -128,7 +143,7 @@ def publish_unguarded(ctx: Context) -> None:
         return
     if facts.exec_option_line is not None:
         line = facts.exec_option_line
-        rng = Range.of(line, facts.exec_option_col, line, len(ctx.doc.line_text(line)))
+        rng = _char_range(ctx, line, facts.exec_option_col)
         ctx.report(
             "PB001",
             rng,
@@ -141,7 +156,7 @@ def publish_unguarded(ctx: Context) -> None:
         line, col, end = facts.post_call
         ctx.report(
             "PB001",
-            Range.of(line, col, line, end),
+            _char_range(ctx, line, col, end),
             "script of a publish-layer skill posts content but never calls "
             "`content_guard.guard_or_die`",
         )
@@ -159,7 +174,7 @@ def output_write_unvalidated(ctx: Context) -> None:
     line, col, end = facts.outputs_literal
     ctx.report(
         "PB003",
-        Range.of(line, col, line, end),
+        _char_range(ctx, line, col, end),
         "script writes under `outputs/` but never calls `validate_output_path`",
         help="from output_paths import validate_output_path; validate every path before writing",
     )

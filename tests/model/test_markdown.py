@@ -35,6 +35,12 @@ def test_heading_closing_sequence_is_not_part_of_the_text() -> None:
     assert (heading.level, heading.text, doc.slice(heading.range)) == (3, "执行步骤", "执行步骤")
 
 
+def test_empty_heading_sits_on_its_own_line() -> None:
+    _, md = parse("text\n\n##\n")
+    [heading] = md.headings
+    assert (heading.text, heading.range) == ("", Range.of(2, 2, 2, 2))
+
+
 def test_setext_heading_is_found() -> None:
     doc, md = parse("标题\n===\n")
     assert [(h.level, h.text, doc.slice(h.range)) for h in md.headings] == [(1, "标题", "标题")]
@@ -42,7 +48,7 @@ def test_setext_heading_is_found() -> None:
 
 def test_frontmatter_lines_are_ignored_but_positions_are_in_the_whole_document() -> None:
     text = "---\nname: x\n# not a heading: yaml comment\n---\n# 真标题\n"
-    doc, md = parse(text, body_start_line=4)
+    _, md = parse(text, body_start_line=4)
     assert [(h.text, h.range.start) for h in md.headings] == [("真标题", Position(4, 2))]
 
 
@@ -55,7 +61,7 @@ def test_fence_info_is_the_lowercased_language_word() -> None:
 
 
 def test_fence_range_includes_markers_and_content_lines_are_exact() -> None:
-    doc, md = parse("text\n\n```sh\npython a.py\n  --x\n```\n")
+    _, md = parse("text\n\n```sh\npython a.py\n  --x\n```\n")
     [fence] = md.fences
     assert fence.content == "python a.py\n  --x\n"
     assert fence.range == Range.of(2, 0, 5, 3)
@@ -74,7 +80,7 @@ def test_fence_inside_a_blockquoted_list_item_strips_prefixes_with_exact_columns
 
 
 def test_fence_in_an_ordered_list_item() -> None:
-    doc, md = parse("1. 运行：\n\n   ```bash\n   python a.py\n   ```\n")
+    _, md = parse("1. 运行：\n\n   ```bash\n   python a.py\n   ```\n")
     [fence] = md.fences
     assert fence.content_lines == [(3, 3, "python a.py")]
 
@@ -96,7 +102,7 @@ def test_unclosed_fence_runs_to_the_end() -> None:
 
 def test_crlf_document_has_the_same_ranges_as_lf() -> None:
     lf = "# 标题\n\n```bash\npython a.py\n```\n\n见 `scripts/x.py` 与 [r](references/a.md)\n"
-    doc_lf, md_lf = parse(lf)
+    _, md_lf = parse(lf)
     doc_crlf, md_crlf = parse(lf.replace("\n", "\r\n"))
     assert md_lf == md_crlf
     assert doc_crlf.slice(md_crlf.code_spans[0].range) == "scripts/x.py"
@@ -106,7 +112,7 @@ def test_crlf_document_has_the_same_ranges_as_lf() -> None:
 
 
 def test_code_span_after_cjk_and_emoji_has_code_point_columns() -> None:
-    doc, md = parse("运行 😀 `python scripts/x.py` 即可\n")
+    _, md = parse("运行 😀 `python scripts/x.py` 即可\n")
     [span] = md.code_spans
     assert span.text == "python scripts/x.py"
     assert span.range == Range.of(0, 6, 0, 6 + len(span.text))
@@ -134,12 +140,12 @@ def test_code_spans_in_tables_lists_and_headings() -> None:
 
 
 def test_repeated_table_cells_are_told_apart() -> None:
-    doc, md = parse("| `a` | `a` |\n|---|---|\n| x | y |\n")
+    _, md = parse("| `a` | `a` |\n|---|---|\n| x | y |\n")
     assert [s.range.start.character for s in md.code_spans] == [3, 9]
 
 
 def test_code_span_across_lines_reads_as_one_line() -> None:
-    doc, md = parse("> see `python a.py\n> --x` here\n")
+    _, md = parse("> see `python a.py\n> --x` here\n")
     [span] = md.code_spans
     assert span.text == "python a.py --x"
     assert span.range == Range.of(0, 7, 1, 5)
@@ -153,8 +159,16 @@ def test_backticks_inside_fences_are_not_code_spans() -> None:
 
 def test_escaped_backtick_does_not_open_a_span() -> None:
     # `\`` is a literal backtick, so the span is the space between `a`` and ``b`.
-    doc, md = parse("\\`a` `b`\n")
+    _, md = parse("\\`a` `b`\n")
     assert [(s.text, s.range) for s in md.code_spans] == [(" ", Range.of(0, 4, 0, 5))]
+
+
+def test_backslash_inside_a_code_span_is_literal() -> None:
+    doc, md = parse("`C:\\dir\\` and `b`\n")
+    assert [(s.text, doc.slice(s.range)) for s in md.code_spans] == [
+        ("C:\\dir\\", "C:\\dir\\"),
+        ("b", "b"),
+    ]
 
 
 # Links
@@ -179,7 +193,7 @@ def test_link_with_angle_brackets_and_title() -> None:
 
 def test_reference_link_points_at_the_definition_target() -> None:
     text = "见 [规则][rules] 与 [Rules] 与 [rules][]\n\n[rules]: references/rules.md 'x'\n"
-    doc, md = parse(text)
+    _, md = parse(text)
     assert len(md.links) == 3
     for link in md.links:
         assert link.target == "references/rules.md"
@@ -196,6 +210,12 @@ def test_reference_definition_inside_a_blockquote() -> None:
 def test_undefined_reference_is_not_a_link() -> None:
     _, md = parse("[not a link] and [x](y.md)\n")
     assert [link.target for link in md.links] == ["y.md"]
+
+
+def test_link_after_an_unmatched_bracket() -> None:
+    doc, md = parse("[ 见 [x](y.md)\n")
+    [link] = md.links
+    assert (doc.slice(link.range), link.range.start) == ("y.md", Position(0, 8))
 
 
 def test_images_are_links_flagged_as_images() -> None:
@@ -264,11 +284,15 @@ def test_comment_inside_a_fence_is_code() -> None:
 def test_text_runs_are_prose_outside_code_and_links() -> None:
     doc, md = parse("读 references/a.md，再跑 `python x.py`，见 [b](c.md)。\n")
     runs = [(r.text, doc.slice(r.range)) for r in md.text_runs]
-    assert runs == [("读 references/a.md，再跑 ", "读 references/a.md，再跑 "), ("，见 ", "，见 "), ("。", "。")]
+    assert runs == [
+        ("读 references/a.md，再跑 ", "读 references/a.md，再跑 "),
+        ("，见 ", "，见 "),
+        ("。", "。"),
+    ]
 
 
 def test_text_runs_in_list_items_and_blockquotes() -> None:
-    doc, md = parse("> - 见 scripts/run.py\n>   第二行 references/b.md\n")
+    _, md = parse("> - 见 scripts/run.py\n>   第二行 references/b.md\n")
     assert [(r.text, r.range.start) for r in md.text_runs] == [
         ("见 scripts/run.py", Position(0, 4)),
         ("第二行 references/b.md", Position(1, 4)),
@@ -289,8 +313,20 @@ def test_escaped_text_is_not_misplaced() -> None:
 @given(
     st.lists(
         st.sampled_from(
-            list("`[]()<>!-*_#>|\\\"' \t\n\r:=~.\u4e3b\u9898😀ab1")
-            + ["```", "<!--", "-->", "\r\n", "](", "- ", "> ", "1. ", "| ", "\\`", "[x]: "]
+            [
+                *list("`[]()<>!-*_#>|\\\"' \t\n\r:=~.主题😀ab1"),
+                "```",
+                "<!--",
+                "-->",
+                "\r\n",
+                "](",
+                "- ",
+                "> ",
+                "1. ",
+                "| ",
+                "\\`",
+                "[x]: ",
+            ]
         ),
         max_size=80,
     ).map("".join),

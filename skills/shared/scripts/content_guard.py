@@ -49,11 +49,13 @@ Decisions where the spec is silent:
 from __future__ import annotations
 
 import argparse
+import bisect
 import functools
 import json
 import math
 import os
 import re
+import string
 import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
@@ -79,7 +81,7 @@ EXCERPT_LIMIT = 80
 Level = Literal["BLOCK", "WARN"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finding:
     category: str
     level: Level
@@ -150,71 +152,79 @@ def _trim_trailing(text: str, start: int, end: int, chars: str = ".,;:!?'\"") ->
 
 # --- api_key ---------------------------------------------------------------------------------
 
-# Each pattern starts only where its leading character run starts (negative lookbehind), which
-# keeps every scan linear even on megabytes of one repeated character.
-_PROVIDER_KEYS = re.compile(
+# Linear time matters (a megabyte of hostile text must scan fast): provider keys are matched only
+# at the start of a maximal token run, found by one greedy pass, never at every offset.
+_KEY_RUN = re.compile(r"[A-Za-z0-9_-]{16,}")
+_JWT_RUN = re.compile(r"eyJ[A-Za-z0-9_.-]{30,}")
+_PROVIDER_KEY = re.compile(
     r"""
-    (?<![A-Za-z0-9_-])
-    (?:
-        (?P<openai>sk-(?:ant-(?:api\d\d-)?|proj-|or-v1-|svcacct-)?)(?P<openai_body>[A-Za-z0-9_-]{20,200})
-      | (?P<stripe>[sr]k_(?:live|test)_)(?P<stripe_body>[A-Za-z0-9]{16,200})
-      | (?P<github>gh[pousr]_)(?P<github_body>[A-Za-z0-9]{30,200})
-      | (?P<github_pat>github_pat_)(?P<github_pat_body>[A-Za-z0-9_]{22,200})
-      | (?P<gitlab>glpat-)(?P<gitlab_body>[A-Za-z0-9_-]{20,100})
-      | (?P<aws>(?:AKIA|ASIA))(?P<aws_body>[0-9A-Z]{16})(?![0-9A-Za-z])
-      | (?P<google>AIza)(?P<google_body>[0-9A-Za-z_-]{35})(?![0-9A-Za-z_-])
-      | (?P<slack>xox[abposr]-)(?P<slack_body>[A-Za-z0-9-]{10,200})
-      | (?P<huggingface>hf_)(?P<huggingface_body>[A-Za-z0-9]{30,100})
-      | (?P<jwt>)(?P<jwt_body>
-            eyJ[A-Za-z0-9_-]{10,2000}\.eyJ[A-Za-z0-9_-]{10,4000}\.[A-Za-z0-9_-]{10,2000})
-    )
+      sk-(?:ant-(?:api\d\d-)?|proj-|or-v1-|svcacct-)?(?P<openai>[A-Za-z0-9_-]{20,200})
+    | [sr]k_(?:live|test)_(?P<stripe>[A-Za-z0-9]{16,200})
+    | gh[pousr]_(?P<github>[A-Za-z0-9]{30,200})
+    | github_pat_(?P<github_pat>[A-Za-z0-9_]{22,200})
+    | glpat-(?P<gitlab>[A-Za-z0-9_-]{20,100})
+    | (?:AKIA|ASIA)(?P<aws>[0-9A-Z]{16})(?![0-9A-Za-z])
+    | AIza(?P<google>[0-9A-Za-z_-]{35})(?![0-9A-Za-z_-])
+    | xox[abposr]-(?P<slack>[A-Za-z0-9-]{10,200})
+    | hf_(?P<huggingface>[A-Za-z0-9]{30,100})
     """,
     re.VERBOSE,
 )
-_PROVIDERS = (
-    "openai",
-    "stripe",
-    "github",
-    "github_pat",
-    "gitlab",
-    "aws",
-    "google",
-    "slack",
-    "huggingface",
-    "jwt",
-)
-_PRIVATE_KEY_BLOCK = re.compile(
-    r"-----BEGIN (?P<kind>[A-Z]{1,12} ){0,2}?PRIVATE KEY-----"
-    r"(?:[A-Za-z0-9+/=\s:,-]{0,20000}?-----END [A-Z ]{0,30}PRIVATE KEY-----)?"
-)
-_BEARER = re.compile(r"(?<![A-Za-z])Bearer[ \t]{1,5}(?P<value>[A-Za-z0-9._~+/=-]{20,500})")
-_SECRET_ASSIGNMENT = re.compile(
+_JWT = re.compile(r"eyJ[A-Za-z0-9_-]{10,2000}\.eyJ[A-Za-z0-9_-]{10,4000}\.[A-Za-z0-9_-]{10,2000}")
+_PRIVATE_KEY_BEGIN = re.compile(r"-----BEGIN (?:[A-Z]{1,12} ){0,2}PRIVATE KEY-----")
+_PRIVATE_KEY_END = re.compile(r"-----END (?:[A-Z]{1,12} ){0,2}PRIVATE KEY-----")
+_BEARER = re.compile(r"Bearer[ \t]{1,5}(?P<value>[A-Za-z0-9._~+/=-]{20,500})")
+_SECRET_ASSIGNMENT = re.compile(  # matched on the ASCII-lowercased text, like the warnings
     r"""
     (?:
-        (?<![A-Za-z0-9_])[A-Za-z0-9_]{0,40}?
-        (?:api[_-]?key|apikey|secret|token|access[_-]?key|password|passwd|pwd|credential|auth[_-]?key)
-        [A-Za-z0-9_]{0,20}
+        (?:api[_-]?key|apikey|secret|token|access[_-]?key|password|passwd|pwd|credential)
+        [a-z0-9_]{0,20}
       | 密钥|令牌|口令|密码
     )
     ["']?[ \t]{0,5}[:=：][ \t]{0,5}["']?
-    (?P<value>[A-Za-z0-9_\-+/=]{12,512})
+    (?P<value>[a-z0-9_\-+/=]{12,512})
     """,
-    re.VERBOSE | re.IGNORECASE,
+    re.VERBOSE,
 )
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
-def _api_keys(text: str) -> Iterator[Finding]:
-    for match in _PROVIDER_KEYS.finditer(text):
-        provider = next(name for name in _PROVIDERS if match.group(name) is not None)
-        body = match.group(provider + "_body")
-        if provider == "jwt" or _looks_random(body, 16):
+def _api_keys(text: str, folded: str) -> Iterator[Finding]:
+    for run in _KEY_RUN.finditer(text):
+        match = _PROVIDER_KEY.match(text, run.start(), run.end())
+        if match is not None:
+            body = next(group for group in match.groups() if group is not None)
+            if _looks_random(body, 16):
+                yield _secret("api_key", text, match.start(), match.end())
+    for run in _JWT_RUN.finditer(text):
+        if run.start() > 0 and text[run.start() - 1] in _TOKEN_CHARS:
+            continue
+        match = _JWT.match(text, run.start(), run.end())
+        if match is not None:
             yield _secret("api_key", text, match.start(), match.end())
-    for match in _PRIVATE_KEY_BLOCK.finditer(text):
-        yield _secret("api_key", text, match.start(), match.end())
-    for pattern in (_BEARER, _SECRET_ASSIGNMENT):
-        for match in pattern.finditer(text):
-            if _looks_random(match.group("value"), 12):
-                yield _secret("api_key", text, match.start("value"), match.end("value"))
+    yield from _private_keys(text)
+    for match in _BEARER.finditer(text):
+        if _looks_random(match.group("value"), 12):
+            yield _secret("api_key", text, match.start("value"), match.end("value"))
+    for match in _SECRET_ASSIGNMENT.finditer(folded):
+        start, end = match.span("value")
+        if _looks_random(text[start:end], 12):
+            yield _secret("api_key", text, start, end)
+
+
+def _private_keys(text: str) -> Iterator[Finding]:
+    """A PEM private key block, up to its END line when there is one."""
+    ends = [match.end() for match in _PRIVATE_KEY_END.finditer(text)]
+    covered_until = 0
+    for begin in _PRIVATE_KEY_BEGIN.finditer(text):
+        if begin.start() < covered_until:
+            continue
+        following = bisect.bisect_right(ends, begin.end())
+        end = begin.end()
+        if following < len(ends) and ends[following] - begin.end() <= 20000:
+            end = ends[following]
+        covered_until = end
+        yield _secret("api_key", text, begin.start(), end)
 
 
 def _secret(category: str, text: str, start: int, end: int) -> Finding:
@@ -227,46 +237,43 @@ _URL_CHARS = (
     r"[^\s<>\"'`()\[\]{}|\\^（）【】《》「」，。、；：！？\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"
 )
 _URL = re.compile(
-    r"(?<![A-Za-z0-9+.-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]{0,15})://(?P<rest>"
+    r"(?=[A-Za-z])(?<![A-Za-z0-9+.-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]{0,15})://(?P<rest>"
     + _URL_CHARS
     + "{1,2048})"
 )
 _IPV4 = r"(?:\d{1,3})\.(?:\d{1,3})\.(?:\d{1,3})\.(?:\d{1,3})"
 _BARE_IP = re.compile(
-    r"(?<![0-9A-Za-z.])(?P<ip>" + _IPV4 + r")(?![0-9]|\.[0-9])(?::(?P<port>\d{1,5})(?![0-9]))?"
+    r"(?=[0-9])(?<![0-9A-Za-z.])(?P<ip>"
+    + _IPV4
+    + r")(?![0-9]|\.[0-9])(?::(?P<port>\d{1,5})(?![0-9]))?"
 )
 INTERNAL_SUFFIXES = ("internal", "local", "corp", "lan", "intranet", "localdomain", "home.arpa")
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-_PRIVATE_NETWORKS = (
-    ((10, 0, 0, 0), 8),
-    ((172, 16, 0, 0), 12),
-    ((192, 168, 0, 0), 16),
-    ((127, 0, 0, 0), 8),
-    ((169, 254, 0, 0), 16),
-    ((100, 64, 0, 0), 10),
-    ((0, 0, 0, 0), 8),
-)
 _PROXY_SCHEMES = ("socks4", "socks4a", "socks5", "socks5h", "socks")
 
 
+@functools.lru_cache(maxsize=4096)
 def _ipv4_octets(candidate: str) -> tuple[int, ...] | None:
     parts = candidate.split(".")
     if len(parts) != 4 or not all(part.isdigit() and len(part) <= 3 for part in parts):
         return None
     octets = tuple(int(part) for part in parts)
-    return octets if all(octet <= 255 for octet in octets) else None
+    return octets if max(octets) <= 255 else None
 
 
 def is_private_ipv4(candidate: str) -> bool:
+    """10/8, 172.16/12, 192.168/16 (RFC 1918), 127/8, 169.254/16, 100.64/10 (CGNAT), 0/8."""
     octets = _ipv4_octets(candidate)
     if octets is None:
         return False
-    address = int.from_bytes(bytes(octets), "big")
-    for network, prefix in _PRIVATE_NETWORKS:
-        base = int.from_bytes(bytes(network), "big")
-        if address >> (32 - prefix) == base >> (32 - prefix):
-            return True
-    return False
+    first, second = octets[0], octets[1]
+    return (
+        first in (0, 10, 127)
+        or (first == 172 and 16 <= second <= 31)
+        or (first == 192 and second == 168)
+        or (first == 169 and second == 254)
+        or (first == 100 and 64 <= second <= 127)
+    )
 
 
 @functools.lru_cache(maxsize=32)
@@ -277,8 +284,7 @@ def _internal_host_pattern(extra_domains: tuple[str, ...]) -> re.Pattern[str]:
     if extras:
         named += f"|(?:{_LABEL}\\.){{0,10}}(?:{'|'.join(extras)})"
     return re.compile(
-        rf"(?<![A-Za-z0-9.@-])(?:localhost|{named})(?!\.?[A-Za-z0-9-])(?::\d{{1,5}}(?![0-9]))?",
-        re.IGNORECASE,
+        rf"(?=[a-z0-9])(?<![a-z0-9.@-])(?:localhost|{named})(?!\.?[a-z0-9-])(?::\d{{1,5}}(?![0-9]))?"
     )
 
 
@@ -293,7 +299,7 @@ def is_internal_host(host: str, extra_domains: Iterable[str] = ()) -> bool:
 
 
 def _network_findings(
-    text: str, extra_domains: tuple[str, ...]
+    text: str, folded: str, extra_domains: tuple[str, ...]
 ) -> tuple[list[Finding], list[tuple[int, int]]]:
     """URL-based findings plus the spans of every URL (bare matches inside them are skipped)."""
     findings: list[Finding] = []
@@ -336,7 +342,7 @@ def _network_findings(
             findings.append(_plain("proxy_ip", text, match.start(), match.end()))
         elif is_private_ipv4(match.group("ip")):
             findings.append(_plain("internal_url", text, match.start(), match.end("ip")))
-    for match in _internal_host_pattern(extra_domains).finditer(text):
+    for match in _internal_host_pattern(extra_domains).finditer(folded):
         if not _inside(match.start(), url_spans):
             findings.append(_plain("internal_url", text, match.start(), match.end()))
     return findings, url_spans
@@ -357,7 +363,9 @@ def _split_host_port(hostport: str) -> tuple[str, str]:
 
 
 def _inside(offset: int, spans: list[tuple[int, int]]) -> bool:
-    return any(start <= offset < end for start, end in spans)
+    """Whether ``offset`` falls in one of ``spans`` (sorted and disjoint, as finditer gives)."""
+    index = bisect.bisect_right(spans, (offset, sys.maxsize)) - 1
+    return index >= 0 and spans[index][0] <= offset < spans[index][1]
 
 
 def _plain(category: str, text: str, start: int, end: int) -> Finding:
@@ -368,7 +376,7 @@ def _plain(category: str, text: str, start: int, end: int) -> Finding:
 
 _PATH_CHARS = r"[^\s\"'`<>()\[\]{}|*?（）【】《》「」，。；：！？、]"
 _INTERNAL_PATH = re.compile(
-    r"(?<![A-Za-z0-9_.~/\\:-])(?:"
+    r"(?=[/A-Za-z\\])(?<![A-Za-z0-9_.~/\\:-])(?:"
     r"/(?:home|Users)/[A-Za-z0-9._-]{1,64}(?:/" + _PATH_CHARS + "{0,1024})?"
     r"|/(?:root|data)/" + _PATH_CHARS + "{1,1024}"
     r"|[A-Za-z]:[\\/](?:Users|Documents and Settings)[\\/]" + _PATH_CHARS + "{1,1024}"
@@ -436,18 +444,18 @@ def _env_secrets(text: str, env_file: str | os.PathLike[str] | None) -> Iterator
 
 # --- WARN: ai_wording and model_name ---------------------------------------------------------
 
+# Matched on the ASCII-lowercased text (same offsets): case-sensitive patterns that start with
+# literals let the regex engine skip ahead instead of trying every offset.
 _AI_WORDING = re.compile(
-    r"由\s?AI\s?(?:生成|创作|撰写|写作|制作|辅助生成)"
-    r"|AI\s?(?:生成|创作|代写|写作|合成|助手)"
-    r"|AIGC|人工智能生成|大语言模型|大模型|系统提示词"
-    r"|(?<![A-Za-z0-9_])(?:OpenClaw|ChatGPT|Anthropic|OpenAI|LLMs?|system[ _-]?prompts?"
-    r"|as an AI(?: language model)?|language models?)(?![A-Za-z0-9_])"
-    r"|(?<![A-Za-z0-9_])Claude(?![A-Za-z0-9_-])"
-    r"|作为(?:一个|一名)?\s?AI",
-    re.IGNORECASE,
+    r"由\s?ai\s?(?:生成|创作|撰写|写作|制作|辅助生成)"
+    r"|ai\s?(?:生成|创作|代写|写作|合成|助手)"
+    r"|aigc|人工智能生成|大语言模型|大模型|系统提示词"
+    r"|openclaw|chatgpt|anthropic|openai|llms?|system[ _-]?prompts?"
+    r"|as an ai(?: language model)?|language models?"
+    r"|claude(?![a-z0-9_-])"
+    r"|作为(?:一个|一名)?\s?ai"
 )
 _MODEL_NAME = re.compile(
-    r"(?<![A-Za-z0-9_-])(?:"
     r"claude-[a-z0-9][a-z0-9.-]{0,40}"
     r"|gpt-image-[0-9][a-z0-9.-]{0,20}"
     r"|gpt-[0-9][a-z0-9.-]{0,20}"
@@ -465,17 +473,30 @@ _MODEL_NAME = re.compile(
     r"|dall-e-[0-9]"
     r"|seedream-[0-9][a-z0-9.-]{0,10}"
     r"|sora-[0-9]"
-    r")",
-    re.IGNORECASE,
 )
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_WORD_CHARS = frozenset(string.ascii_letters + string.digits + "_")
 
 
-def _warnings(text: str) -> Iterator[Finding]:
+def _ascii_fold(text: str) -> str:
+    """Lowercase ASCII letters only, so every offset stays valid for ``text``."""
+    if text.isascii():
+        return text.lower()
+    return text.translate(_ASCII_LOWER)
+
+
+def _warnings(text: str, folded: str) -> Iterator[Finding]:
     for category, pattern in (("model_name", _MODEL_NAME), ("ai_wording", _AI_WORDING)):
-        for match in pattern.finditer(text):
-            end = _trim_trailing(text, match.start(), match.end(), ".-")
-            excerpt = _plain_excerpt(text[match.start() : end])
-            yield Finding(category, "WARN", match.start(), end, excerpt)
+        for match in pattern.finditer(folded):
+            start, end = match.start(), _trim_trailing(text, match.start(), match.end(), ".-")
+            # Latin words need word boundaries ("Thai", "openair", "mycluster-1" are fine).
+            if folded[start] in _WORD_CHARS and start > 0 and folded[start - 1] in _WORD_CHARS:
+                continue
+            if category == "model_name" and start > 0 and folded[start - 1] == "-":
+                continue
+            if folded[end - 1] in _WORD_CHARS and end < len(text) and folded[end] in _WORD_CHARS:
+                continue
+            yield Finding(category, "WARN", start, end, _plain_excerpt(text[start:end]))
 
 
 # --- public API ------------------------------------------------------------------------------
@@ -493,32 +514,35 @@ def scan(
     elif not isinstance(text, str):
         text = "" if text is None else str(text)
     domains = tuple(sorted({d for d in extra_domains if isinstance(d, str) and d.strip(".")}))
-    network, _ = _network_findings(text, domains)
+    folded = _ascii_fold(text)
+    network, _ = _network_findings(text, folded, domains)
     candidates = [
-        *_api_keys(text),
+        *_api_keys(text, folded),
         *network,
         *_internal_paths(text),
         *_env_secrets(text, env_file),
-        *_warnings(text),
+        *_warnings(text, folded),
     ]
     return _drop_nested(candidates)
 
 
 def _drop_nested(candidates: list[Finding]) -> list[Finding]:
+    """Drop findings inside a kept finding of the same or higher level (one report per leak)."""
     rank = {"BLOCK": 1, "WARN": 0}
-    # Widest and strongest first, so a nested finding meets its container before itself.
-    ordered = sorted(candidates, key=lambda f: (-rank[f.level], f.start, -(f.end - f.start)))
+    # By start, widest and strongest first: a container is always seen before what it contains.
+    ordered = sorted(candidates, key=lambda f: (f.start, -f.end, -rank[f.level]))
     kept: list[Finding] = []
+    block_reach = warn_reach = -1  # furthest end among kept findings of each level
     for finding in ordered:
-        nested = any(
-            other.start <= finding.start
-            and finding.end <= other.end
-            and rank[other.level] >= rank[finding.level]
-            for other in kept
-        )
-        if not nested and finding.end > finding.start:
-            kept.append(finding)
-    return sorted(set(kept), key=lambda f: (f.start, f.end, f.category))
+        reach = block_reach if finding.level == "BLOCK" else max(block_reach, warn_reach)
+        if finding.end <= finding.start or finding.end <= reach:
+            continue
+        kept.append(finding)
+        if finding.level == "BLOCK":
+            block_reach = max(block_reach, finding.end)
+        else:
+            warn_reach = max(warn_reach, finding.end)
+    return sorted(kept, key=lambda f: (f.start, f.end, f.category))
 
 
 def has_block(findings: Iterable[Finding]) -> bool:

@@ -417,7 +417,7 @@ def _update(
     folder = project_dir(root, topic)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / MANIFEST_NAME
-    with _locked(path):
+    with locked(path):
         try:
             current = read_manifest_file(path)
         except ManifestNotFound:
@@ -448,7 +448,9 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 @contextlib.contextmanager
-def _locked(manifest: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None]:
+def locked(manifest: Path, timeout: float | None = None) -> Iterator[None]:
+    """Hold the exclusive writer lock of ``manifest`` (ManifestLockTimeout after ``timeout``)."""
+    timeout = LOCK_TIMEOUT_SECONDS if timeout is None else timeout
     lock_path = manifest.with_name(manifest.name + LOCK_SUFFIX)
     if fcntl is not None:
         descriptor = _acquire_flock(lock_path, timeout)
