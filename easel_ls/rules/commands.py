@@ -235,7 +235,9 @@ def _report_issue(
         issue.message,
         fixes=fixes,
         related=related,
-        help=did_you_mean(list(issue.suggestions)) if code in ("CM002", "CM003", "CM006") else None,
+        help=did_you_mean(list(issue.suggestions[:1]))
+        if code in ("CM002", "CM003", "CM006")
+        else None,
     )
 
 

@@ -10,6 +10,7 @@ import threading
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import manifest
 import pytest
@@ -93,8 +94,9 @@ def test_list_fields_are_split_trimmed_and_deduplicated(outputs_root: Path) -> N
 def test_an_invalid_enum_value_is_rejected_before_anything_is_created(
     outputs_root: Path, field: str, value: str, listed: str
 ) -> None:
+    fields: dict[str, Any] = {field: value}
     with pytest.raises(manifest.InvalidArgument, match=listed):
-        manifest.upsert_meta(outputs_root, TOPIC, **{field: value})
+        manifest.upsert_meta(outputs_root, TOPIC, **fields)
     assert not (outputs_root / TOPIC).exists()
 
 
@@ -180,7 +182,11 @@ def test_unknown_fields_top_level_and_in_steps_are_kept(outputs_root: Path) -> N
 
 @pytest.mark.parametrize(
     ("content", "reason"),
-    [('{"topic": "春日穿搭",', "不是合法 JSON"), ("[1, 2]", "不是 JSON 对象"), ("\udcff", "")],
+    [
+        ('{"topic": "春日穿搭",', "不是合法 JSON"),
+        ("[1, 2]", "不是 JSON 对象"),
+        ("\udcff", "不是 UTF-8"),
+    ],
 )
 def test_a_corrupt_manifest_is_never_overwritten(
     outputs_root: Path, content: str, reason: str

@@ -11,7 +11,13 @@ from output_paths import OutputPathError, validate_output_path
 
 
 def test_constants_follow_the_spec() -> None:
-    assert output_paths.SYSTEM_DIRS == ("_login", "_publish", "_analytics", "_profile_build", "_scratch")
+    assert output_paths.SYSTEM_DIRS == (
+        "_login",
+        "_publish",
+        "_analytics",
+        "_profile_build",
+        "_scratch",
+    )
     assert set(output_paths.GENERIC_PROJECT_NAMES) == {
         "xhs", "test", "tmp", "temp", "demo", "output", "outputs", "result", "results", "主题名",
     }  # fmt: skip

@@ -335,13 +335,16 @@ def _network_findings(
         elif host and is_internal_host(host, extra_domains):
             findings.append(plain)
     for match in _BARE_IP.finditer(text):
-        if _inside(match.start(), url_spans) or _ipv4_octets(match.group("ip")) is None:
+        start = match.start()
+        ip, port = match.group("ip", "port")
+        if (url_spans and _inside(start, url_spans)) or _ipv4_octets(ip) is None:
             continue
-        port = match.group("port")
         if port and 0 < int(port) <= 65535:
-            findings.append(_plain("proxy_ip", text, match.start(), match.end()))
-        elif is_private_ipv4(match.group("ip")):
-            findings.append(_plain("internal_url", text, match.start(), match.end("ip")))
+            end = match.end()
+            findings.append(Finding("proxy_ip", "BLOCK", start, end, text[start:end]))
+        elif is_private_ipv4(ip):
+            end = match.end("ip")
+            findings.append(Finding("internal_url", "BLOCK", start, end, text[start:end]))
     for match in _internal_host_pattern(extra_domains).finditer(folded):
         if not _inside(match.start(), url_spans):
             findings.append(_plain("internal_url", text, match.start(), match.end()))
