@@ -244,7 +244,7 @@ class _Matcher:
                 pattern_parts.append("-")
                 after_separator = True
                 continue
-            if token.placeholder:
+            if token.placeholder and not _literal_option_name(text, view.prefix_chars):
                 if _looks_like_option(text, view.prefix_chars):
                     words = indices[:position]  # an option name we cannot read
                     self.stopped = True
@@ -726,3 +726,12 @@ def _listing(names: list[str]) -> str:
 def _suggest(word: str, candidates: list[str]) -> tuple[str, ...]:
     unique = list(dict.fromkeys(candidates))
     return tuple(difflib.get_close_matches(word, unique, n=3, cutoff=0.6))
+
+
+_PLACEHOLDER_CHARS = frozenset("<>{}$…")
+
+
+def _literal_option_name(text: str, prefix_chars: str) -> bool:
+    """`--topic=<主题>`: the name is literal even though the value is a placeholder."""
+    name, sep, _value = text.partition("=")
+    return bool(sep) and name[:1] in prefix_chars and not (_PLACEHOLDER_CHARS & set(name))

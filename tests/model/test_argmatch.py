@@ -426,3 +426,18 @@ def test_whatever_argparse_accepts_is_never_flagged(monkeypatch):
                 rejected += 1
                 caught += bool(found)
         assert caught > rejected * 0.7, (name, caught, rejected)
+
+
+def test_option_with_placeholder_value_after_equals_is_still_checked() -> None:
+    from easel_ls.model.argparse_model import analyse_script
+
+    source = (
+        "import argparse\np = argparse.ArgumentParser()\n"
+        "p.add_argument('--topic')\np.add_argument('--layer')\np.parse_args()\n"
+    )
+    parser = analyse_script(source).parser
+    assert parser is not None
+    tokens = [ArgToken("--topic=<主题>", True), ArgToken("--lyaer", False), ArgToken("plan", False)]
+    (issue,) = match_invocation(parser, tokens)
+    assert issue.kind == "unknown-option" and issue.token_index == 1
+    assert match_invocation(parser, [ArgToken("--topic=<主题>", True)]) == []

@@ -85,7 +85,7 @@ LINE = HEAD.count("\n") + 1  # first line inside the fence
 
 def test_cm002_unknown_option_after_cjk_with_did_you_mean_fix(make_workspace, check) -> None:
     body = f"```bash\n# 渲染😀\npython {S} render --topic <主题> --thme paper\n```\n"
-    ws, (f,), _ = findings(make_workspace, check, body, "CM002")
+    _ws, (f,), _ = findings(make_workspace, check, body, "CM002")
     line_text = f"python {S} render --topic <主题> --thme paper"
     assert f.range.start == Position(LINE + 1, line_text.index("--thme"))
     assert f.help == "did you mean `--theme`?"
@@ -133,7 +133,7 @@ def test_cm004_cm005_missing_subcommand_and_required(make_workspace, check) -> N
 def test_cm006_invalid_choice_from_module_constant(make_workspace, check) -> None:
     body = f"```bash\npython {S} render --topic x --theme pape\n```\n"
     _, (f,), _ = findings(make_workspace, check, body, "CM006")
-    assert [fix.title for fix in f.fixes][0] == "Use `paper`"
+    assert next(fix.title for fix in f.fixes) == "Use `paper`"
     placeholder = f"```bash\npython {S} render --topic x --theme <配色>\n```\n"
     assert findings(make_workspace, check, placeholder, "CM006")[1] == []
 

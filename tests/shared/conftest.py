@@ -1,40 +1,17 @@
-"""Load the shared Easel modules by path and run their CLIs as real subprocesses."""
+"""Make the shared Easel modules and this folder's helpers importable in any import mode."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-SCRIPTS_DIR = Path(__file__).resolve().parents[2] / "skills" / "shared" / "scripts"
-if str(SCRIPTS_DIR) not in sys.path:
-    sys.path.insert(0, str(SCRIPTS_DIR))
-
-
-def run_script(
-    name: str,
-    *args: str,
-    cwd: Path | None = None,
-    stdin: str | None = None,
-    env: dict[str, str] | None = None,
-) -> subprocess.CompletedProcess[str]:
-    """Run ``skills/shared/scripts/<name>`` the way a skill does: ``python <path> args``."""
-    # The caller's own outputs/.env settings must not leak into a test.
-    full_env = {k: v for k, v in os.environ.items() if k not in ("EASEL_OUTPUTS", "EASEL_ENV_FILE")}
-    full_env.update({"PYTHONIOENCODING": "utf-8", **(env or {})})
-    return subprocess.run(
-        [sys.executable, str(SCRIPTS_DIR / name), *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        env=full_env,
-        timeout=60,
-    )
+HERE = Path(__file__).resolve().parent
+SCRIPTS_DIR = HERE.parents[1] / "skills" / "shared" / "scripts"
+for folder in (SCRIPTS_DIR, HERE):
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import output_paths
 import pytest
-from conftest import run_script
 from output_paths import OutputPathError, validate_output_path
+from shared_script_runner import run_script
 
 
 def test_constants_follow_the_spec() -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import content_guard
 import pytest
-from conftest import run_script
 from content_guard import Finding, guard_or_die, redact, scan
+from shared_script_runner import run_script
 
 # Realistic-looking but invented credentials (random letters and digits, provider prefixes).
 OPENAI_KEY = "sk-proj-Q7fK2mXw9LpR4tZa8VbN3cYd6HsJ1gUe5WqT0"

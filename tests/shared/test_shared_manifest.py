@@ -14,7 +14,7 @@ from typing import Any
 
 import manifest
 import pytest
-from conftest import SCRIPTS_DIR, run_script
+from shared_script_runner import SCRIPTS_DIR, run_script
 
 NOW = datetime(2024, 5, 1, 9, 30, tzinfo=timezone(timedelta(hours=8)))
 LATER = NOW + timedelta(hours=2)
@@ -475,3 +475,21 @@ def test_without_fcntl_a_stale_lock_times_out_with_a_clear_error(
     with pytest.raises(manifest.ManifestLockTimeout, match="锁"):
         manifest.upsert_meta(outputs_root, TOPIC, title="x")
     assert not manifest_file(outputs_root).exists()
+
+
+def test_the_module_loads_by_file_path_from_another_folder(tmp_path: Path) -> None:
+    """easel-ls loads manifest.py with importlib; its sibling output_paths must still resolve."""
+    program = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('easel_manifest', {str(SCRIPTS_DIR / 'manifest.py')!r})\n"
+        "module = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(module)\n"
+        "print(module.dumps(module.apply_meta({}, '咖啡测评', {'kind': 'video'})), end='')\n"
+        "module.upsert_meta('outputs', 'xhs')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert json.loads(result.stdout)["kind"] == "video"
+    assert "InvalidArgument" in result.stderr  # output_paths was found and rejected "xhs"
+    assert not (tmp_path / "outputs").exists()
