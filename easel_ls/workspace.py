@@ -87,6 +87,7 @@ class Workspace:
     _texts: dict[Path, tuple[tuple[int, int], FileText]] = field(default_factory=dict)
     _artefacts: dict[tuple[str, Path], _CacheEntry] = field(default_factory=dict)
     _skills: dict[str, Skill] | None = None
+    _skill_folders: dict[Path, Skill] | None = None
     # Dependency map: a target file -> the documents whose analysis read it.
     dependents: dict[Path, set[Path]] = field(default_factory=dict)
 
@@ -161,6 +162,7 @@ class Workspace:
             del self._artefacts[key]
         if path.name == SKILL_FILE or path.is_dir():
             self._skills = None
+            self._skill_folders = None
 
     # -- parsed artefacts -----------------------------------------------------------------
     def artefact(self, kind: str, doc: TextDocument, build: Callable[[], T]) -> T:
@@ -198,7 +200,21 @@ class Workspace:
                     if (child / SKILL_FILE).is_file():
                         found.setdefault(child.name, Skill(child.name, child))
             self._skills = found
+            self._skill_folders = {skill.folder: skill for skill in found.values()}
         return self._skills
+
+    def indexed_skill_holding(self, path: Path) -> Skill | None:
+        """The indexed skill whose folder holds ``path`` (a dict lookup per ancestor)."""
+        if self._skill_folders is None:
+            _ = self.skills
+        folders = self._skill_folders or {}
+        for folder in path.parents:
+            skill = folders.get(folder)
+            if skill is not None:
+                return skill
+            if folder == self.root:
+                break
+        return None
 
     def skill_of(self, path: Path) -> Skill | None:
         """The skill folder that holds ``path`` (nearest ancestor with a SKILL.md)."""

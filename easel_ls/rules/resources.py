@@ -79,15 +79,10 @@ def _create_reference_fix(ctx: Context, target: Path) -> list[Fix]:
 
 def _other_skill(ctx: Context, target: Path) -> str | None:
     """The name of another skill whose folder holds ``target``."""
-    for skill in ctx.workspace.skills.values():
-        if ctx.skill is not None and skill.folder == ctx.skill.folder:
-            continue
-        try:
-            target.relative_to(skill.folder)
-        except ValueError:
-            continue
-        return skill.name
-    return None
+    skill = ctx.workspace.indexed_skill_holding(target)
+    if skill is None or (ctx.skill is not None and skill.folder == ctx.skill.folder):
+        return None
+    return skill.name
 
 
 def _siblings(folder: Path) -> list[str]:
