@@ -508,7 +508,7 @@ def _handler(sub: Subcommand) -> list[str]:
 
 
 def _add_argument_line(target: str, option: Option) -> str:
-    parts = [repr(option.flag)]
+    parts = [f'"{option.flag}"']
     if option.kind == "flag":
         parts.append('action="store_true"')
     elif option.kind == "int":
@@ -728,6 +728,7 @@ class PlantedDrift:
     line: int  # 0-based line of the offending token
     code: str  # CM002 unknown-option, CM003 unknown-subcommand, CM006 invalid-choice
     token: str
+    part: str  # the broken option (with its value) or subcommand, as written
     script: str
     argv: list[str]
 
@@ -800,18 +801,21 @@ def _command_tokens(
 def _plant_drift(
     rng: random.Random, sub: Subcommand, subcommand_word: str, after: list[str]
 ) -> tuple[str, str, str, list[str]]:
-    """Break one part of a valid command: (code, bad token, subcommand word, new after)."""
-    choices = [
-        i for i, part in enumerate(after) if part.split("=")[0].split(" ")[0] in CHOICE_OPTIONS
-    ]
+    """Break one part of a valid command: (code, broken part, subcommand word, new after).
+
+    Each break yields exactly one finding: required options are never misspelt (that would
+    also make them missing).
+    """
+    choices = [i for i, part in enumerate(after) if _flag_of(part) in CHOICE_OPTIONS]
     kinds = ["CM002", "CM003"] + (["CM006", "CM006"] if choices else [])
     code = rng.choice(kinds)
     if code == "CM006":
         position = rng.choice(choices)
-        flag = after[position].split("=")[0].split(" ")[0]
+        flag = _flag_of(after[position])
         wrong = WRONG_CHOICES[CHOICE_OPTIONS[flag]]
-        after = [*after[:position], f"{flag} {wrong}", *after[position + 1 :]]
-        return code, wrong, subcommand_word, after
+        broken = f"{flag} {wrong}"
+        after = [*after[:position], broken, *after[position + 1 :]]
+        return code, broken, subcommand_word, after
     if code == "CM003":
         taken = {s for s in (sub.name, sub.alias) if s}
         wrong = _typo(sub.name, rng)
@@ -820,8 +824,10 @@ def _plant_drift(
         return code, wrong, wrong, after
     # CM002: a misspelt option, not a prefix of any real one (argparse accepts abbreviations).
     known = [*sub.all_flags(), "--root"]
-    position = rng.randrange(len(after)) if after else -1
-    source = after[position] if after else "--format json"
+    required = {o.flag for o in sub.options if o.required}
+    optional = [i for i, part in enumerate(after) if _flag_of(part) not in required]
+    position = rng.choice(optional) if optional else len(after)
+    source = after[position] if optional else "--format json"
     flag, sep, rest = (
         source.partition("=") if "=" in source.split(" ")[0] else source.partition(" ")
     )
@@ -829,8 +835,12 @@ def _plant_drift(
     while wrong in known or _is_abbreviation_of_any(wrong, known):
         wrong += "x"
     replaced = f"{wrong}{sep}{rest}"
-    after = [*after[:position], replaced, *after[position + 1 :]] if after else [replaced]
-    return code, wrong, subcommand_word, after
+    after = [*after[:position], replaced, *after[position + 1 :]]
+    return code, replaced, subcommand_word, after
+
+
+def _flag_of(part: str) -> str:
+    return part.split("=")[0].split(" ")[0]
 
 
 def _layout_command(script_path: str, before: list[str], word: str, after: list[str]) -> list[str]:
@@ -968,7 +978,7 @@ def skill_files(
         before, after = _command_tokens(rng, spec, sub)
         code = None
         if rng.random() < DRIFT_RATE:
-            code, bad, word, after = _plant_drift(rng, sub, word, after)
+            code, broken, word, after = _plant_drift(rng, sub, word, after)
         lines.append("```bash")
         start = len(lines)
         command_lines = _layout_command(spec.workspace_path, before, word, after)
@@ -979,10 +989,18 @@ def skill_files(
             DocumentedCommand(f"{folder}/SKILL.md", start, spec.workspace_path, argv, code)
         )
         if code is not None:
-            offset = next(i for i, text in enumerate(command_lines) if _has_token(text, bad))
+            # The broken part never spans lines; its first word (or the value) is the token.
+            offset = next(i for i, text in enumerate(command_lines) if _has_part(text, broken))
+            bad = broken.split(" ")[-1] if code == "CM006" else broken.split("=")[0].split(" ")[0]
             drift.append(
                 PlantedDrift(
-                    f"{folder}/SKILL.md", start + offset, code, bad, spec.workspace_path, argv
+                    f"{folder}/SKILL.md",
+                    start + offset,
+                    code,
+                    bad,
+                    broken,
+                    spec.workspace_path,
+                    argv,
                 )
             )
         lines.append(
@@ -1056,10 +1074,10 @@ def skill_files(
     return _SkillFiles(files, commands, drift)
 
 
-def _has_token(line: str, token: str) -> bool:
-    return any(
-        word == token or word.startswith(token + "=") for word in _shell_words(line.rstrip(" \\"))
-    )
+def _has_part(line: str, part: str) -> bool:
+    """Whether the words of `part` occur in order, side by side, among the words of `line`."""
+    words, wanted = _shell_words(line.rstrip(" \\")), _shell_words(part)
+    return any(words[i : i + len(wanted)] == wanted for i in range(len(words)))
 
 
 def _shell_words(text: str) -> list[str]:

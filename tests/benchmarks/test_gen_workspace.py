@@ -142,10 +142,13 @@ def test_valid_commands_parse_and_planted_drift_does_not(
         assert accepted == (command.drift is None), (command.path, command.line, argv)
 
 
-def test_planted_drift_sits_on_its_token(drifted: gen_workspace.GeneratedWorkspace) -> None:
+def test_planted_drift_sits_on_the_line_of_its_broken_part(
+    drifted: gen_workspace.GeneratedWorkspace,
+) -> None:
     for drift in drifted.drift:
         line = (drifted.root / drift.path).read_text("utf-8").splitlines()[drift.line]
-        assert drift.token in line
+        assert drift.token in drift.part
+        assert gen_workspace._has_part(line, drift.part), (drift.path, drift.line, drift.part)
 
 
 def _check(root: Path) -> subprocess.CompletedProcess[str]:
