@@ -1,0 +1,1 @@
+"""LSP features; each module exposes ``register(server: EaselServer) -> None``."""
