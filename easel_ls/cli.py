@@ -66,6 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--show-settings", action="store_true", help="print the resolved settings and exit"
     )
     check.add_argument("--no-progress", action="store_true", help="never print a progress line")
+    check.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the on-disk cache"
+    )
+    check.add_argument(
+        "--cache-dir", type=Path, help="cache folder (default: <workspace>/.easel-ls-cache)"
+    )
     serve = parser.add_argument_group("language server")
     serve.add_argument("--stdio", action="store_true", help="serve LSP over stdio (the default)")
     serve.add_argument("--tcp", action="store_true", help="serve LSP over TCP")
@@ -181,8 +187,15 @@ def check_main(args: argparse.Namespace) -> int:
             return EXIT_CLEAN
         fmt = args.output_format or ("full" if sys.stdout.isatty() else "concise")
         progress = _Progress(enabled=sys.stderr.isatty() and not args.no_progress)
-        findings = list(check_paths(workspace, paths, progress=progress.tick))
+        cache = None
+        if not args.no_cache and not (args.fix or args.diff):
+            from easel_ls.cache import CheckCache
+
+            cache = CheckCache(workspace, args.cache_dir)
+        findings = list(check_paths(workspace, paths, progress=progress.tick, cache=cache))
         progress.done()
+        if cache is not None:
+            cache.save()
     except ConfigError as exc:
         print(f"easel-ls: {exc}", file=sys.stderr)
         return EXIT_ERROR

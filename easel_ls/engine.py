@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from easel_ls.config import Settings
-from easel_ls.findings import Finding, Fix, Location, Range
+from easel_ls.findings import Finding, Fix, Location, Range, Severity
 from easel_ls.model.text import TextDocument
 from easel_ls.rules import RULES
 from easel_ls.workspace import SKILL_FILE, Skill, Workspace
 
 if TYPE_CHECKING:
+    from easel_ls.cache import CheckCache
     from easel_ls.model.argparse_model import ScriptModel
     from easel_ls.model.commands import Invocation
     from easel_ls.model.frontmatter import Frontmatter
@@ -100,9 +101,12 @@ class Context:
         fixes: Iterable[Fix] = (),
         related: Iterable[Location] = (),
         help: str | None = None,
+        severity: Severity | None = None,
     ) -> None:
         self.findings.append(
-            self.finding(code, rng, message, fixes=fixes, related=related, help=help)
+            self.finding(
+                code, rng, message, fixes=fixes, related=related, help=help, severity=severity
+            )
         )
 
     def finding(
@@ -114,12 +118,14 @@ class Context:
         fixes: Iterable[Fix] = (),
         related: Iterable[Location] = (),
         help: str | None = None,
+        severity: Severity | None = None,
     ) -> Finding:
+        """``severity`` overrides the rule's default for this finding (e.g. by file kind)."""
         rule = RULES[code]
         return Finding(
             code=code,
             name=rule.name,
-            severity=rule.severity,
+            severity=rule.severity if severity is None else severity,
             message=message,
             path=self.path,
             range=rng,
@@ -246,7 +252,10 @@ def finalize(findings: list[Finding], settings: Settings, rel: str) -> list[Find
     for f in findings:
         if f.code != "EZ003" and not settings.is_enabled(f.code, rel):
             continue
-        f.severity = settings.severity_of(f.code)
+        # A configured severity wins; otherwise keep the one the rule chose for this finding.
+        configured = dict(settings.severity).get(f.code)
+        if configured is not None:
+            f.severity = configured
         kept.append(f)
     kept.sort(key=lambda f: f.sort_key)
     return kept
@@ -278,25 +287,55 @@ def check_paths(
     paths: list[Path],
     *,
     progress: Callable[[int, Path], None] | None = None,
+    cache: CheckCache | None = None,
 ) -> Iterator[Finding]:
     explicit = {p.resolve() for p in paths if p.is_file()}
     for i, path in enumerate(workspace.iter_files(paths)):
-        if path.resolve() not in explicit and not wants(workspace, path):
+        kind, _ = classify(workspace, path)
+        if kind is FileKind.OTHER and not (explicit and path.resolve() in explicit):
             continue
         if progress is not None:
             progress(i, path)
-        yield from check_path(workspace, path)
+        yield from check_path(workspace, path, cache=cache, kind=kind)
+        workspace.release(path)
 
 
-def check_path(workspace: Workspace, path: Path) -> list[Finding]:
-    text = workspace.read(path)
-    if text.doc is None:
-        rel = workspace.rel(path)
-        settings = workspace.settings_for(path)
-        if not settings.is_enabled("EZ004", rel):
-            return []
-        return [unreadable_finding(workspace, path, text.error or "cannot be read")]
-    return check_document(workspace, text.doc)
+# Kinds whose every input is read through the workspace (so recorded as a dependency) and
+# whose results may therefore come from the on-disk cache.
+CACHEABLE = frozenset({FileKind.SKILL, FileKind.REFERENCE, FileKind.SCRIPT, FileKind.TEST})
+
+
+def check_path(
+    workspace: Workspace,
+    path: Path,
+    *,
+    cache: CheckCache | None = None,
+    kind: FileKind | None = None,
+) -> list[Finding]:
+    if cache is not None and kind is None:
+        kind = classify(workspace, path)[0]
+    cacheable = cache is not None and kind in CACHEABLE
+    if cacheable and cache is not None:
+        hit = cache.lookup(path)
+        if hit is not None:
+            return hit
+        workspace.begin_recording()
+    try:
+        text = workspace.read(path)
+        if text.doc is None:
+            rel = workspace.rel(path)
+            settings = workspace.settings_for(path)
+            if not settings.is_enabled("EZ004", rel):
+                findings: list[Finding] = []
+            else:
+                findings = [unreadable_finding(workspace, path, text.error or "cannot be read")]
+        else:
+            findings = check_document(workspace, text.doc)
+    finally:
+        deps = workspace.end_recording() if cacheable else set()
+    if cacheable and cache is not None:
+        cache.store(path, deps, findings)
+    return findings
 
 
 SUPPRESSION_CODE = re.compile(r"[A-Z]{2}\d{3}")

@@ -19,7 +19,7 @@ from easel_ls.model.text import TextDocument
 T = TypeVar("T")
 
 SKILL_FILE = "SKILL.md"
-_SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".ruff_cache"}
+_SKIP_DIRS = {".git", ".easel-ls-cache", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".ruff_cache"}
 
 
 def find_root(start: Path) -> Path:
@@ -85,11 +85,13 @@ class Workspace:
     config: ConfigResolver = field(default_factory=ConfigResolver)
     overlays: dict[Path, TextDocument] = field(default_factory=dict)
     _texts: dict[Path, tuple[tuple[int, int], FileText]] = field(default_factory=dict)
-    _artefacts: dict[tuple[str, Path], _CacheEntry] = field(default_factory=dict)
+    _artefacts: dict[Path, dict[str, _CacheEntry]] = field(default_factory=dict)
     _skills: dict[str, Skill] | None = None
     _skill_folders: dict[Path, Skill] | None = None
     # Dependency map: a target file -> the documents whose analysis read it.
     dependents: dict[Path, set[Path]] = field(default_factory=dict)
+    # Paths read, probed or listed while one document is checked (its dependencies).
+    _recording: set[Path] | None = None
 
     @classmethod
     def at(cls, root: Path, config_path: Path | None = None) -> Workspace:
@@ -114,8 +116,20 @@ class Workspace:
         return True
 
     # -- files ----------------------------------------------------------------------------
+    def begin_recording(self) -> None:
+        self._recording = set()
+
+    def end_recording(self) -> set[Path]:
+        recorded, self._recording = self._recording or set(), None
+        return recorded
+
+    def _record(self, path: Path) -> None:
+        if self._recording is not None:
+            self._recording.add(path)
+
     def read(self, path: Path, max_size: int | None = None) -> FileText:
         """Text of a file (overlay first), cached by mtime and size."""
+        self._record(path)
         overlay = self.overlays.get(path)
         if overlay is not None:
             return FileText(path, overlay)
@@ -148,7 +162,24 @@ class Workspace:
         return doc.text if doc is not None else None
 
     def exists(self, path: Path) -> bool:
+        self._record(path)
         return path in self.overlays or path.exists()
+
+    def list_dir(self, folder: Path, pattern: str = "*", *, recursive: bool = False) -> list[Path]:
+        """Sorted entries of a folder matching ``pattern`` ([] when it is not a folder)."""
+        self._record(folder)
+        try:
+            if not folder.is_dir():
+                return []
+            if recursive:
+                # A new file deep inside changes only its own folder's mtime: record them all.
+                for sub in folder.rglob("*"):
+                    if sub.is_dir():
+                        self._record(sub)
+                return sorted(folder.rglob(pattern))
+            return sorted(folder.glob(pattern))
+        except OSError:
+            return []
 
     def set_overlay(self, doc: TextDocument) -> None:
         self.overlays[doc.path] = doc
@@ -158,24 +189,33 @@ class Workspace:
 
     def forget(self, path: Path) -> None:
         self._texts.pop(path, None)
-        for key in [k for k in self._artefacts if k[1] == path]:
-            del self._artefacts[key]
+        self._artefacts.pop(path, None)
         if path.name == SKILL_FILE or path.is_dir():
             self._skills = None
             self._skill_folders = None
+
+    def release(self, path: Path, keep: frozenset[str] = frozenset({"argparse"})) -> None:
+        """Drop what a batch run no longer needs for ``path`` (bounded memory on huge trees);
+        script models stay, since many documents call the same script."""
+        if keep & self._artefacts.get(path, {}).keys():
+            return
+        self._texts.pop(path, None)
+        self._artefacts.pop(path, None)
 
     # -- parsed artefacts -----------------------------------------------------------------
     def artefact(self, kind: str, doc: TextDocument, build: Callable[[], T]) -> T:
         """Cache a parse of ``doc`` keyed by its path and content hash."""
         key = (doc.content_hash,)
-        entry = self._artefacts.get((kind, doc.path))
+        per_path = self._artefacts.setdefault(doc.path, {})
+        entry = per_path.get(kind)
         if entry is not None and entry.key == key:
             return entry.value  # type: ignore[no-any-return,unused-ignore]
         value = build()
-        self._artefacts[(kind, doc.path)] = _CacheEntry(key, value)
+        per_path[kind] = _CacheEntry(key, value)
         return value
 
     def note_dependency(self, target: Path, dependent: Path) -> None:
+        self._record(target)
         self.dependents.setdefault(target, set()).add(dependent)
 
     # -- skills ---------------------------------------------------------------------------
@@ -219,6 +259,9 @@ class Workspace:
     def skill_of(self, path: Path) -> Skill | None:
         """The skill folder that holds ``path`` (nearest ancestor with a SKILL.md)."""
         path = path if path.is_absolute() else (self.root / path)
+        indexed = self.indexed_skill_holding(path)
+        if indexed is not None:
+            return indexed
         for folder in [path.parent, *path.parent.parents]:
             if (folder / SKILL_FILE).is_file() or (folder / SKILL_FILE) in self.overlays:
                 return self.skills.get(folder.name) or Skill(folder.name, folder)

@@ -60,6 +60,7 @@ def resolve_script(ctx: Context, inv: Invocation) -> ResolvedScript | None:
         return ResolvedScript(Path(os.path.normpath(first)), True)
     for candidate in candidates:
         normal = Path(os.path.normpath(candidate))
+        ctx.workspace.note_dependency(normal, ctx.path)
         if not escapes(root, normal) and ctx.workspace.exists(normal):
             return ResolvedScript(normal, False)
     return ResolvedScript(Path(os.path.normpath(first)), False)
@@ -72,8 +73,7 @@ def _script_candidates(ctx: Context, suffix: str) -> list[str]:
         folders.insert(0, ctx.skill.folder / "scripts")
     found: list[str] = []
     for folder in folders:
-        if folder.is_dir():
-            found.extend(ctx.workspace.rel(p) for p in sorted(folder.glob(f"*{suffix}")))
+        found.extend(ctx.workspace.rel(p) for p in ctx.workspace.list_dir(folder, f"*{suffix}"))
     return found
 
 

@@ -85,11 +85,8 @@ def _other_skill(ctx: Context, target: Path) -> str | None:
     return skill.name
 
 
-def _siblings(folder: Path) -> list[str]:
-    try:
-        return sorted(p.name for p in folder.iterdir())
-    except OSError:
-        return []
+def _siblings(ctx: Context, folder: Path) -> list[str]:
+    return [p.name for p in ctx.workspace.list_dir(folder)]
 
 
 @checker(FileKind.SKILL, FileKind.REFERENCE, codes=("RS001", "RS004", "RS005"))
@@ -120,7 +117,7 @@ def links(ctx: Context) -> None:
             )
         if ctx.workspace.exists(target):
             continue
-        suggestions = closest(target.name, _siblings(target.parent))
+        suggestions = closest(target.name, _siblings(ctx, target.parent))
         ctx.report(
             "RS001",
             link.range,
@@ -166,11 +163,13 @@ def mentioned_paths(ctx: Context) -> None:
                 continue
             base = ctx.root if raw.startswith("skills/") else ctx.skill.folder
             target = base / path_text
-            if escapes(ctx.root, target) or ctx.workspace.exists(target):
+            if escapes(ctx.root, target):
                 continue
             ctx.workspace.note_dependency(target, ctx.path)
+            if ctx.workspace.exists(target):
+                continue
             where = _sub_range(ctx, rng, text, m.start(1), m.start(1) + len(raw))
-            suggestions = closest(target.name, _siblings(target.parent))
+            suggestions = closest(target.name, _siblings(ctx, target.parent))
             ctx.report(
                 "RS002",
                 where,
@@ -213,7 +212,7 @@ def orphan_resource(ctx: Context) -> None:
     if _mentions(skill_text, rel, name):
         return
     references = skill.folder / "references"
-    for path in sorted(references.rglob("*.md")) if references.is_dir() else []:
+    for path in ws.list_dir(references, "*.md", recursive=True):
         if path == ctx.path:
             continue
         ws.note_dependency(path, ctx.path)
@@ -225,7 +224,7 @@ def orphan_resource(ctx: Context) -> None:
         pattern = re.compile(
             rf"^\s*(?:from\s+{re.escape(module)}\b|import\s+{re.escape(module)}\b)", re.M
         )
-        for path in sorted(ctx.path.parent.glob("*.py")):
+        for path in ws.list_dir(ctx.path.parent, "*.py"):
             if path != ctx.path and pattern.search(ws.text_of(path) or ""):
                 return
     what = "reference" if ctx.kind is FileKind.REFERENCE else "script"

@@ -1,0 +1,167 @@
+"""The on-disk cache of `--check`: a file's findings are reused while the file, everything its
+analysis read (recorded by the workspace), its settings and the skills index are unchanged.
+
+Stored as JSON (never pickle: the cache folder sits in the user's workspace, and loading it must
+never execute anything). A corrupt or foreign cache is ignored and rewritten.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from easel_ls import __version__
+from easel_ls.findings import (
+    Applicability,
+    CreateFile,
+    Finding,
+    Fix,
+    Location,
+    Position,
+    Range,
+    RenameFile,
+    Severity,
+    TextEdit,
+)
+from easel_ls.workspace import Workspace
+
+CACHE_DIR = ".easel-ls-cache"
+_FORMAT = 1
+Stamp = list[int] | None  # [mtime_ns, size] or None when the path does not exist
+
+
+def stamp_of(path: Path) -> Stamp:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_size]
+
+
+def _range(r: Range) -> list[int]:
+    return [r.start.line, r.start.character, r.end.line, r.end.character]
+
+
+def _unrange(v: list[int]) -> Range:
+    return Range(Position(v[0], v[1]), Position(v[2], v[3]))
+
+
+def finding_to_json(f: Finding) -> dict[str, Any]:
+    return {
+        "code": f.code,
+        "name": f.name,
+        "severity": int(f.severity),
+        "message": f.message,
+        "path": str(f.path),
+        "range": _range(f.range),
+        "help": f.help,
+        "related": [[str(loc.path), _range(loc.range), loc.message] for loc in f.related],
+        "fixes": [
+            {
+                "title": fix.title,
+                "applicability": fix.applicability.value,
+                "edits": [[str(e.path), _range(e.range), e.new_text] for e in fix.edits],
+                "creates": [[str(c.path), c.content] for c in fix.creates],
+                "renames": [[str(r.old_path), str(r.new_path)] for r in fix.renames],
+            }
+            for fix in f.fixes
+        ],
+    }
+
+
+def finding_from_json(d: dict[str, Any]) -> Finding:
+    return Finding(
+        code=d["code"],
+        name=d["name"],
+        severity=Severity(d["severity"]),
+        message=d["message"],
+        path=Path(d["path"]),
+        range=_unrange(d["range"]),
+        help=d["help"],
+        related=[Location(Path(p), _unrange(r), m) for p, r, m in d["related"]],
+        fixes=[
+            Fix(
+                title=fx["title"],
+                applicability=Applicability(fx["applicability"]),
+                edits=tuple(TextEdit(Path(p), _unrange(r), t) for p, r, t in fx["edits"]),
+                creates=tuple(CreateFile(Path(p), c) for p, c in fx["creates"]),
+                renames=tuple(RenameFile(Path(a), Path(b)) for a, b in fx["renames"]),
+            )
+            for fx in d["fixes"]
+        ],
+    )
+
+
+class CheckCache:
+    def __init__(self, workspace: Workspace, folder: Path | None = None) -> None:
+        self.workspace = workspace
+        self.folder = folder or workspace.root / CACHE_DIR
+        self.path = self.folder / "check.json"
+        self.entries: dict[str, dict[str, Any]] = {}
+        self.dirty = False
+        self._settings_keys: dict[int, str] = {}
+        skills = sorted((s.name, str(s.folder)) for s in workspace.skills.values())
+        self.context_key = hashlib.blake2b(
+            json.dumps([_FORMAT, __version__, skills]).encode(), digest_size=16
+        ).hexdigest()
+        self._load()
+
+    def _load(self) -> None:
+        try:
+            data = json.loads(self.path.read_text("utf-8"))
+        except (OSError, ValueError):
+            return
+        if isinstance(data, dict) and data.get("context") == self.context_key:
+            entries = data.get("entries")
+            if isinstance(entries, dict):
+                self.entries = entries
+
+    def _settings_key(self, path: Path) -> str:
+        settings = self.workspace.settings_for(path)
+        key = self._settings_keys.get(id(settings))
+        if key is None:
+            text = json.dumps(settings.describe(), sort_keys=True, default=str)
+            key = hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+            self._settings_keys[id(settings)] = key
+        return key
+
+    def lookup(self, path: Path) -> list[Finding] | None:
+        entry = self.entries.get(str(path))
+        if entry is None:
+            return None
+        try:
+            if entry["stamp"] != stamp_of(path) or entry["settings"] != self._settings_key(path):
+                return None
+            for dep, stamp in entry["deps"].items():
+                if stamp_of(Path(dep)) != stamp:
+                    return None
+            return [finding_from_json(f) for f in entry["findings"]]
+        except (KeyError, TypeError, ValueError, IndexError):
+            return None
+
+    def store(self, path: Path, deps: set[Path], findings: list[Finding]) -> None:
+        self.entries[str(path)] = {
+            "stamp": stamp_of(path),
+            "settings": self._settings_key(path),
+            "deps": {str(d): stamp_of(d) for d in sorted(deps) if d != path},
+            "findings": [finding_to_json(f) for f in findings],
+        }
+        self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        with contextlib.suppress(OSError):
+            self.folder.mkdir(parents=True, exist_ok=True)
+            ignore = self.folder / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("# Created by easel-ls\n*\n", encoding="utf-8")
+            from easel_ls.fixes import atomic_write
+
+            payload = {"context": self.context_key, "entries": self.entries}
+            atomic_write(self.path, json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
+            os.utime(self.folder)
