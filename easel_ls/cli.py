@@ -70,6 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-cache", action="store_true", help="neither read nor write the on-disk cache"
     )
     check.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="worker processes (default: one per CPU for large runs, else 1)",
+    )
+    check.add_argument(
         "--cache-dir", type=Path, help="cache folder (default: <workspace>/.easel-ls-cache)"
     )
     serve = parser.add_argument_group("language server")
@@ -192,7 +198,9 @@ def check_main(args: argparse.Namespace) -> int:
             from easel_ls.cache import CheckCache
 
             cache = CheckCache(workspace, args.cache_dir)
-        findings = list(check_paths(workspace, paths, progress=progress.tick, cache=cache))
+        findings = list(
+            check_paths(workspace, paths, progress=progress.tick, cache=cache, jobs=args.jobs)
+        )
         progress.done()
         if cache is not None:
             cache.save()

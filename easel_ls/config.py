@@ -293,6 +293,8 @@ class ConfigResolver:
     ) -> None:
         # Command-line / editor selection and options win over every config file.
         self._overrides = dict(overrides or {})
+        # How to build an equivalent resolver in a worker process.
+        self.init_args = (explicit, stop_at, dict(overrides or {}))
         self._explicit = load_config_file(explicit) if explicit else None
         if explicit and self._explicit is None:
             raise ConfigError(f"{explicit}: no [tool.easel-ls] section")

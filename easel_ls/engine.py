@@ -288,16 +288,107 @@ def check_paths(
     *,
     progress: Callable[[int, Path], None] | None = None,
     cache: CheckCache | None = None,
+    jobs: int | None = 1,
 ) -> Iterator[Finding]:
+    """Findings for every file to check under ``paths``. ``jobs`` > 1 (or None: one per CPU
+    for large runs) checks cache misses in worker processes; results are identical."""
     explicit = {p.resolve() for p in paths if p.is_file()}
-    for i, path in enumerate(workspace.iter_files(paths)):
+    todo: list[tuple[Path, FileKind]] = []
+    for path in workspace.iter_files(paths):
         kind, _ = classify(workspace, path)
         if kind is FileKind.OTHER and not (explicit and path.resolve() in explicit):
             continue
+        todo.append((path, kind))
+    workers = _worker_count(jobs, len(todo))
+    if workers > 1:
+        yield from _check_parallel(workspace, todo, workers, progress, cache)
+        return
+    for i, (path, kind) in enumerate(todo):
         if progress is not None:
             progress(i, path)
         yield from check_path(workspace, path, cache=cache, kind=kind)
         workspace.release(path)
+
+
+_PARALLEL_THRESHOLD = 400  # below this, starting processes costs more than it saves
+
+
+def _worker_count(jobs: int | None, files: int) -> int:
+    import os
+
+    if jobs is None:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        return min(cpus or 1, 8) if files >= _PARALLEL_THRESHOLD else 1
+    return max(1, jobs)
+
+
+def _check_parallel(
+    workspace: Workspace,
+    todo: list[tuple[Path, FileKind]],
+    workers: int,
+    progress: Callable[[int, Path], None] | None,
+    cache: CheckCache | None,
+) -> Iterator[Finding]:
+    from concurrent.futures import ProcessPoolExecutor
+
+    misses: list[tuple[Path, FileKind]] = []
+    for path, kind in todo:
+        hit = cache.lookup(path) if cache is not None and kind in CACHEABLE else None
+        if hit is None:
+            misses.append((path, kind))
+        else:
+            yield from hit
+    # Chunks follow folder order, so a worker sees a skill's files (and its scripts) together.
+    size = max(20, len(misses) // (workers * 8) + 1)
+    chunks = [misses[i : i + size] for i in range(0, len(misses), size)]
+    spec = (workspace.root, workspace.config.init_args)
+    done = 0
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for results in pool.map(_check_chunk, [spec] * len(chunks), chunks):
+            for path, kind, deps, findings in results:
+                if progress is not None:
+                    progress(done, path)
+                done += 1
+                if cache is not None and kind in CACHEABLE:
+                    cache.store(path, deps, findings)
+                yield from findings
+
+
+def _check_chunk(
+    spec: tuple[Path, tuple[Any, ...]], chunk: list[tuple[Path, FileKind]]
+) -> list[tuple[Path, FileKind, set[Path], list[Finding]]]:
+    """Worker: check some files with a workspace equivalent to the parent's."""
+    from easel_ls.config import ConfigResolver
+
+    root, (explicit, stop_at, overrides) = spec
+    workspace = _WORKER_WORKSPACES.get(root)
+    if workspace is None:
+        config = ConfigResolver(explicit, stop_at=stop_at, overrides=overrides)
+        workspace = _WORKER_WORKSPACES[root] = Workspace(root=root, config=config)
+    out = []
+    for path, kind in chunk:
+        record = kind in CACHEABLE
+        if record:
+            workspace.begin_recording()
+        try:
+            findings = _check_one(workspace, path)
+        finally:
+            deps = workspace.end_recording() if record else set()
+        out.append((path, kind, deps, findings))
+        workspace.release(path)
+    return out
+
+
+_WORKER_WORKSPACES: dict[Path, Workspace] = {}
+
+
+def _check_one(workspace: Workspace, path: Path) -> list[Finding]:
+    text = workspace.read(path)
+    if text.doc is not None:
+        return check_document(workspace, text.doc)
+    if not workspace.settings_for(path).is_enabled("EZ004", workspace.rel(path)):
+        return []
+    return [unreadable_finding(workspace, path, text.error or "cannot be read")]
 
 
 # Kinds whose every input is read through the workspace (so recorded as a dependency) and
@@ -321,16 +412,7 @@ def check_path(
             return hit
         workspace.begin_recording()
     try:
-        text = workspace.read(path)
-        if text.doc is None:
-            rel = workspace.rel(path)
-            settings = workspace.settings_for(path)
-            if not settings.is_enabled("EZ004", rel):
-                findings: list[Finding] = []
-            else:
-                findings = [unreadable_finding(workspace, path, text.error or "cannot be read")]
-        else:
-            findings = check_document(workspace, text.doc)
+        findings = _check_one(workspace, path)
     finally:
         deps = workspace.end_recording() if cacheable else set()
     if cacheable and cache is not None:

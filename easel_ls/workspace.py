@@ -19,7 +19,16 @@ from easel_ls.model.text import TextDocument
 T = TypeVar("T")
 
 SKILL_FILE = "SKILL.md"
-_SKIP_DIRS = {".git", ".easel-ls-cache", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".ruff_cache"}
+_SKIP_DIRS = {
+    ".git",
+    ".easel-ls-cache",
+    "node_modules",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".mypy_cache",
+    ".ruff_cache",
+}
 
 
 def find_root(start: Path) -> Path:
