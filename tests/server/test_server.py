@@ -47,6 +47,10 @@ def workspace(tmp_path: Path) -> Path:
     config=ClientServerConfig(server_command=[sys.executable, "-m", "easel_ls"]),
 )
 async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, workspace: Path):
+    @lsp_client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: lsp.RegistrationParams) -> None:
+        return None  # accept the server's dynamic registrations (file watchers)
+
     result = await lsp_client.initialize_session(
         lsp.InitializeParams(
             capabilities=client_capabilities(request.param),
@@ -97,8 +101,9 @@ async def test_quick_fix_comes_from_the_diagnostic_data(client: LanguageClient) 
         )
     )
     assert actions is not None
-    (action,) = [a for a in actions if isinstance(a, lsp.CodeAction)]
-    assert action.title == "Set name to `card-maker`"
+    titles = [a.title for a in actions if isinstance(a, lsp.CodeAction)]
+    assert titles == ["Set name to `card-maker`", "Disable FM009 for this line"]
+    action = next(a for a in actions if isinstance(a, lsp.CodeAction))
     assert action.kind == lsp.CodeActionKind.QuickFix
     assert action.is_preferred
     assert action.edit is not None and action.edit.document_changes
