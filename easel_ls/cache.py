@@ -96,6 +96,17 @@ def finding_from_json(d: dict[str, Any]) -> Finding:
     )
 
 
+def _code_fingerprint() -> list[list[object]]:
+    """Stamps of easel-ls's own modules and data: a changed rule (even unreleased) or rule
+    doc invalidates every cached result."""
+    package = Path(__file__).parent
+    return [
+        [str(p.relative_to(package)), *(stamp_of(p) or [])]
+        for p in sorted(package.rglob("*"))
+        if p.suffix in (".py", ".json", ".md")
+    ]
+
+
 class CheckCache:
     def __init__(self, workspace: Workspace, folder: Path | None = None) -> None:
         self.workspace = workspace
@@ -106,7 +117,8 @@ class CheckCache:
         self._settings_keys: dict[int, str] = {}
         skills = sorted((s.name, str(s.folder)) for s in workspace.skills.values())
         self.context_key = hashlib.blake2b(
-            json.dumps([_FORMAT, __version__, skills]).encode(), digest_size=16
+            json.dumps([_FORMAT, __version__, _code_fingerprint(), skills]).encode(),
+            digest_size=16,
         ).hexdigest()
         self._load()
 

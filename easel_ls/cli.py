@@ -293,7 +293,10 @@ def _fix(
             break
         changes = plan_changes(plan, workspace.text_of)
         if args.diff:
-            diffs.extend(unified_diff(c, workspace.rel(c.path)) for c in changes)
+            diffs.extend(
+                unified_diff(c, workspace.rel(c.path), workspace.rel(c.rename_to or c.path))
+                for c in changes
+            )
             applied_total += plan.applied
             break
         write_changes(changes)

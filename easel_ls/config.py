@@ -68,6 +68,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     ],
     "system-dirs": ["_login", "_publish", "_analytics", "_profile_build", "_scratch"],
     "extra-internal-domains": [],
+    "trusted-workspace": False,  # CG: may import the workspace's own content_guard
 }
 
 _SELECTION_KEYS = {"select", "ignore", "extend-select", "per-file-ignores", "severity"}
@@ -266,8 +267,12 @@ def _validate_option(key: str, value: Any, path: Path) -> Any:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{path}: `{key}` must be a list of strings")
         return value
-    if isinstance(default, bool) or (
-        isinstance(default, (int, float)) and not isinstance(value, (int, float))
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{path}: `{key}` must be true or false")
+        return value
+    if isinstance(default, (int, float)) and (
+        isinstance(value, bool) or not isinstance(value, (int, float))
     ):
         raise ConfigError(f"{path}: `{key}` must be a number")
     if isinstance(default, str) and not isinstance(value, str):

@@ -207,15 +207,20 @@ def checker(*kinds: FileKind, codes: Sequence[str]) -> Callable[[Checker], Check
 
 
 def _load_rules() -> list[RegisteredChecker]:
-    if not _CHECKERS:
-        from easel_ls.rules import (  # noqa: F401  (importing registers the checkers)
-            body,
-            commands,
-            frontmatter,
-            publish,
-            resources,
-            skill_tests,
-        )
+    # Import every family (each import registers its checkers once; importing one rule module
+    # elsewhere first must not hide the others).
+    from easel_ls.rules import (  # noqa: F401  (importing registers the checkers)
+        body,
+        commands,
+        content,
+        frontmatter,
+        manifest,
+        outputs,
+        publish,
+        resources,
+        skill_tests,
+    )
+
     return _CHECKERS
 
 
@@ -386,6 +391,10 @@ def _check_one(workspace: Workspace, path: Path) -> list[Finding]:
     text = workspace.read(path)
     if text.doc is not None:
         return check_document(workspace, text.doc)
+    if classify(workspace, path)[0] is FileKind.OUTPUT and path.is_file():
+        # Images, videos and other media are normal deliverables: layout rules still apply,
+        # content rules see no text.
+        return check_document(workspace, TextDocument(path, ""))
     if not workspace.settings_for(path).is_enabled("EZ004", workspace.rel(path)):
         return []
     return [unreadable_finding(workspace, path, text.error or "cannot be read")]

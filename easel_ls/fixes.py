@@ -87,6 +87,7 @@ class FileChange:
     path: Path
     before: str | None  # None: the file is created
     after: str | None  # None: the file is removed (renamed away)
+    rename_to: Path | None = None  # a file or folder moved as a whole (one atomic rename)
 
 
 def plan_changes(plan: FixPlan, read: Callable[[Path], str | None]) -> list[FileChange]:
@@ -105,15 +106,19 @@ def plan_changes(plan: FixPlan, read: Callable[[Path], str | None]) -> list[File
         if read(path) is None:
             changes.append(FileChange(path, None, content))
     for old, new in plan.renames:
-        text = read(old)
-        if text is not None and read(new) is None:
-            changes.append(FileChange(old, text, None))
-            changes.append(FileChange(new, None, text))
+        if old.exists() and not new.exists():
+            changes.append(FileChange(old, None, None, rename_to=new))
     return changes
 
 
 def write_changes(changes: list[FileChange]) -> None:
     for change in changes:
+        if change.rename_to is not None:
+            # os.rename is atomic within a file system: the content is never copied or lost.
+            if change.path.exists() and not change.rename_to.exists():
+                change.rename_to.parent.mkdir(parents=True, exist_ok=True)
+                os.rename(change.path, change.rename_to)
+            continue
         if change.after is None:
             with contextlib.suppress(FileNotFoundError):
                 change.path.unlink()
@@ -126,7 +131,9 @@ def write_changes(changes: list[FileChange]) -> None:
             atomic_write(change.path, change.after)
 
 
-def unified_diff(change: FileChange, label: str) -> str:
+def unified_diff(change: FileChange, label: str, new_label: str | None = None) -> str:
+    if change.rename_to is not None:
+        return f"rename from {label}\nrename to {new_label or change.rename_to}\n"
     before = (change.before or "").splitlines(keepends=True)
     after = (change.after or "").splitlines(keepends=True)
     old = "/dev/null" if change.before is None else f"a/{label}"

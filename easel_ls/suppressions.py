@@ -26,6 +26,12 @@ _INLINE = re.compile(r"#\s*easel-ls:\s*ignore\[([^\]]*)\]")
 _CODE = re.compile(r"[A-Za-z]{2}\d{3}")
 
 
+def _inline_ignore(text: str) -> re.Match[str] | None:
+    """The first ``# easel-ls: ignore[...]``; searching only up to the last `]` keeps a line
+    full of unclosed ``ignore[`` linear instead of quadratic."""
+    return _INLINE.search(text, 0, text.rfind("]") + 1)
+
+
 @dataclass
 class Directive:
     kind: str  # "next-line", "file", "range", "line"
@@ -77,7 +83,7 @@ def collect_directives(ctx: Context) -> list[Directive]:
                 lines = [w.range.start.line for w in [inv.script, *inv.args]]
                 first, last = min(lines), max(lines)
                 line_text = doc.line_text(last)
-                found = _INLINE.search(line_text)
+                found = _inline_ignore(line_text)
                 col = found.start() if found else 0
                 rng = Range.of(last, col, last, found.end() if found else 0)
                 directives.append(
@@ -90,7 +96,7 @@ def collect_directives(ctx: Context) -> list[Directive]:
             text = doc.line_text(line)
             if "easel-ls" not in text:
                 continue
-            inline = _INLINE.search(text)
+            inline = _inline_ignore(text)
             if inline:
                 rng = Range.of(line, inline.start(), line, inline.end())
                 codes = _split_codes(inline.group(1))

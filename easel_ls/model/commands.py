@@ -381,7 +381,9 @@ def _suppressed_codes(tokens: list[_Token]) -> frozenset[str]:
     codes: set[str] = set()
     for token in tokens:
         if token.kind == "comment":
-            for match in re.finditer(r"easel-ls:\s*ignore\[([^\]]*)\]", token.text):
+            # Stop at the last `]`: an unclosed `ignore[` run would otherwise scan quadratically.
+            text = token.text[: token.text.rfind("]") + 1]
+            for match in re.finditer(r"easel-ls:\s*ignore\[([^\]]*)\]", text):
                 codes.update(c.strip().upper() for c in match.group(1).split(",") if c.strip())
     return frozenset(codes)
 

@@ -408,9 +408,13 @@ class _Builder:
         )
 
     def _comments(self, source: _Source, offset: int, limit: int | None = None) -> None:
-        for match in _COMMENT.finditer(
-            source.text, offset, len(source.text) if limit is None else limit
-        ):
+        end = len(source.text) if limit is None else limit
+        # Past the last `-->` nothing can match: bounding there keeps a run of unclosed `<!--`
+        # linear instead of quadratic.
+        last_close = source.text.rfind("-->", offset, end)
+        if last_close < 0:
+            return
+        for match in _COMMENT.finditer(source.text, offset, last_close + 3):
             where = source.range(match.start(), match.end())
             self.model.comments.append(HtmlComment(match.group(1).strip(), where, where.start.line))
 

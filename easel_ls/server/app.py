@@ -20,6 +20,7 @@ from easel_ls.config import ConfigResolver
 from easel_ls.findings import Finding
 from easel_ls.model.text import TextDocument
 from easel_ls.server.convert import Converter
+from easel_ls.server.settings import SettingsLayers
 from easel_ls.workspace import Workspace, find_root
 
 log = logging.getLogger(__name__)
@@ -33,6 +34,8 @@ class EaselServer(LanguageServer):
         self.pending: dict[str, asyncio.TimerHandle] = {}
         # Latest findings per document URI (what diagnostics and code actions were built from).
         self.findings: dict[str, list[Finding]] = {}
+        # Editor settings layers (initializationOptions, workspace/configuration): settings.py.
+        self.settings_layers = SettingsLayers()
 
     # -- workspaces -----------------------------------------------------------------------
     def add_root(self, root: Path) -> Workspace:

@@ -1,51 +1,279 @@
-"""Push diagnostics: checked on open and save, debounced on change."""
+"""Diagnostics, pushed and pulled.
+
+Push (``publishDiagnostics``): on open and save at once, on change after ``debounceMs`` (a newer
+change cancels the pending check, so an edit storm checks once). Pull
+(``textDocument/diagnostic``, ``workspace/diagnostic``): reports carry a result id, a hash of
+the findings, and are ``unchanged`` when the client already holds that id.
+
+A check of one document may change what others see (a script's options, a link target), so
+after a change the documents recorded in ``Workspace.dependents`` are checked again, once the
+typing pauses.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
+from collections.abc import Callable, Iterable
+from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
-from easel_ls.engine import check_document
+from easel_ls.config import ConfigError
+from easel_ls.engine import check_document, check_path
+from easel_ls.findings import Finding
 from easel_ls.server.app import path_of
+from easel_ls.server.convert import uri_of
+from easel_ls.workspace import Workspace
 
 if TYPE_CHECKING:
     from easel_ls.server.app import EaselServer
 
 log = logging.getLogger(__name__)
 
+PULL_IDENTIFIER = "easel-ls"
+# Files checked between two yields to the event loop, so requests are served meanwhile.
+BATCH_SIZE = 16
+# Dependents of an edited document wait for a pause in typing (a pending-check key prefix).
+DEPENDENTS_DELAY_S = 0.3
+DEPENDENTS_KEY = "dependents:"
 
-def check_and_publish(ls: EaselServer, uri: str) -> None:
-    ls.pending.pop(uri, None)
-    doc = ls.document(uri)
-    if doc is None:
-        return
-    ws = ls.workspace_for(doc.path)
+
+def findings_result_id(findings: Iterable[Finding]) -> str:
+    """A stable id for a set of findings: equal findings, equal id."""
+    digest = hashlib.sha1(usedforsecurity=False)
+    for f in findings:
+        r = f.range
+        key = (f.code, int(f.severity), str(f.path), r.start.line, r.start.character)
+        digest.update(repr((*key, r.end.line, r.end.character, f.message, f.help)).encode())
+        digest.update(repr([(fix.title, fix.applicability.value) for fix in f.fixes]).encode())
+    return digest.hexdigest()[:16]
+
+
+def configured_workspace(ls: EaselServer, path: Path) -> Workspace:
+    """The workspace of ``path``, its resolver carrying the current editor settings."""
+    ws = ls.workspace_for(path)
+    ls.settings_layers.configure(ws)
+    return ws
+
+
+def open_uris(ls: EaselServer) -> dict[Path, str]:
+    """Open documents by path (the URI as the client spelled it)."""
+    result: dict[Path, str] = {}
+    for uri in list(ls.workspace.text_documents):
+        path = path_of(uri)
+        if path is not None:
+            result[path] = uri
+    return result
+
+
+def analyse(ls: EaselServer, uri: str) -> tuple[Path, list[str], int | None, list[Finding]] | None:
+    """Check one document (editor buffer if open, else disk): its path, lines, version and
+    findings; None if the URI is not a file."""
+    path = path_of(uri)
+    if path is None:
+        return None
+    ws = configured_workspace(ls, path)
+    opened = ls.workspace.text_documents.get(uri)
     try:
-        findings = check_document(ws, doc)
+        if opened is not None:
+            doc = ls.document(uri)
+            if doc is None:
+                return None
+            return path, doc.lines, doc.version, _checked(ws, lambda: check_document(ws, doc))
+        if not path.exists() and not path.is_symlink():
+            return None
+        findings = _checked(ws, lambda: check_path(ws, path))
+        on_disk = ws.read(path).doc
+        return path, on_disk.lines if on_disk is not None else [], None, findings
     except Exception:
+        # A failing engine must not take the server down; the log says why.
         log.exception("checking %s failed", uri)
-        findings = []
-    ls.findings[uri] = findings
+        return path, [], None, []
+
+
+def _checked(ws: Workspace, run: Callable[[], list[Finding]]) -> list[Finding]:
+    try:
+        return run()
+    except ConfigError as exc:
+        log.warning("config error, %s not checked: %s", ws.root, exc)
+        return []
+
+
+def to_diagnostics(
+    ls: EaselServer, path: Path, lines: list[str], findings: list[Finding]
+) -> list[lsp.Diagnostic]:
     conv = ls.converter()
-    lines = doc.lines
-    diagnostics = [conv.diagnostic(f, lines) for f in findings if f.path == doc.path]
+    return [conv.diagnostic(f, lines) for f in findings if f.path == path]
+
+
+def is_stale(ls: EaselServer, uri: str, version: int | None) -> bool:
+    """Whether the editor already holds a newer version than the one that was checked."""
+    current = ls.workspace.text_documents.get(uri)
+    if current is None or version is None or current.version is None:
+        return False
+    return version < current.version
+
+
+def publish(
+    ls: EaselServer,
+    uri: str,
+    path: Path,
+    lines: list[str],
+    version: int | None,
+    findings: list[Finding],
+    *,
+    quiet_when_clean: bool = False,
+) -> None:
+    """Record and push findings. ``quiet_when_clean`` skips sending an empty list for a file
+    that never had diagnostics (the background index, over thousands of clean files)."""
+    if is_stale(ls, uri, version):
+        return
+    had_findings = bool(ls.findings.get(uri))
+    ls.findings[uri] = findings
+    diagnostics = to_diagnostics(ls, path, lines, findings)
+    if quiet_when_clean and not diagnostics and not had_findings:
+        return
     ls.text_document_publish_diagnostics(
-        lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=doc.version)
+        lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
     )
 
 
+def clear(ls: EaselServer, uri: str) -> None:
+    """A deleted file: forget its findings and clear what the editor shows."""
+    ls.findings.pop(uri, None)
+    ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+def check_and_publish(ls: EaselServer, uri: str, *, with_dependents: bool = False) -> None:
+    ls.pending.pop(uri, None)
+    result = analyse(ls, uri)
+    if result is None:
+        return
+    path, lines, version, findings = result
+    publish(ls, uri, path, lines, version, findings)
+    if with_dependents:
+        schedule_dependents(ls, uri, path)
+
+
+def schedule_dependents(ls: EaselServer, uri: str, path: Path) -> None:
+    """Re-check what depends on ``path`` a little later, once the typing pauses: the edited
+    document's own diagnostics come first and are never delayed by its dependents."""
+    key = DEPENDENTS_KEY + uri
+    cancel_pending(ls, key)
+    dependents = dependents_of(ls, [path]) - {path}
+    if not dependents:
+        return
+    loop = asyncio.get_running_loop()
+    delay = max(ls.debounce_ms / 1000, DEPENDENTS_DELAY_S)
+
+    def run() -> None:
+        ls.pending.pop(key, None)
+        recheck(ls, dependents)
+
+    ls.pending[key] = loop.call_later(delay, run)
+
+
+def dependents_of(ls: EaselServer, paths: Iterable[Path]) -> set[Path]:
+    found: set[Path] = set()
+    for path in paths:
+        ws = ls.workspace_for(path)
+        found |= ws.dependents.get(path, set())
+    return found
+
+
+def recheck(ls: EaselServer, paths: Iterable[Path]) -> None:
+    """Check again and publish each path: the buffer if open, the disk if not, a clear if gone."""
+    opened = open_uris(ls)
+    for path in sorted(paths):
+        uri = opened.get(path)
+        if uri is not None:
+            check_and_publish(ls, uri)
+            continue
+        uri = uri_of(path)
+        result = analyse(ls, uri)
+        if result is None:
+            if uri in ls.findings:
+                clear(ls, uri)
+            continue
+        _, lines, version, findings = result
+        publish(ls, uri, path, lines, version, findings, quiet_when_clean=True)
+
+
 def schedule(ls: EaselServer, uri: str) -> None:
+    """Check after ``debounce_ms``; a newer change replaces a pending check, so stale versions
+    are never checked. With 0 the check runs on the next loop turn (still coalescing)."""
     handle = ls.pending.pop(uri, None)
     if handle is not None:
         handle.cancel()
-    if ls.debounce_ms <= 0:
-        check_and_publish(ls, uri)
-        return
     loop = asyncio.get_running_loop()
-    ls.pending[uri] = loop.call_later(ls.debounce_ms / 1000, check_and_publish, ls, uri)
+    delay = max(0, ls.debounce_ms) / 1000
+    check = partial(check_and_publish, ls, uri, with_dependents=True)
+    ls.pending[uri] = loop.call_later(delay, check)
+
+
+def cancel_pending(ls: EaselServer, uri: str) -> None:
+    handle = ls.pending.pop(uri, None)
+    if handle is not None:
+        handle.cancel()
+
+
+# -- pull --------------------------------------------------------------------------------
+def document_report(
+    ls: EaselServer, uri: str, previous_result_id: str | None
+) -> lsp.RelatedFullDocumentDiagnosticReport | lsp.RelatedUnchangedDocumentDiagnosticReport:
+    result = analyse(ls, uri)
+    if result is None:
+        return lsp.RelatedFullDocumentDiagnosticReport(items=[], result_id=None)
+    path, lines, _version, findings = result
+    ls.findings[uri] = findings
+    result_id = findings_result_id(findings)
+    if previous_result_id == result_id:
+        return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+    return lsp.RelatedFullDocumentDiagnosticReport(
+        items=to_diagnostics(ls, path, lines, findings), result_id=result_id
+    )
+
+
+async def workspace_report(
+    ls: EaselServer, params: lsp.WorkspaceDiagnosticParams
+) -> lsp.WorkspaceDiagnosticReport:
+    """Every known document (the background index fills them in); cooperative, so a
+    ``$/cancelRequest`` stops it between batches."""
+    previous = {p.uri: p.value for p in params.previous_result_ids}
+    items: list[
+        lsp.WorkspaceFullDocumentDiagnosticReport | lsp.WorkspaceUnchangedDocumentDiagnosticReport
+    ] = []
+    for i, (uri, findings) in enumerate(list(ls.findings.items())):
+        if i and i % (BATCH_SIZE * 8) == 0:
+            await asyncio.sleep(0)
+        opened = ls.workspace.text_documents.get(uri)
+        version = opened.version if opened is not None else None
+        result_id = findings_result_id(findings)
+        if previous.get(uri) == result_id:
+            items.append(
+                lsp.WorkspaceUnchangedDocumentDiagnosticReport(
+                    uri=uri, version=version, result_id=result_id
+                )
+            )
+            continue
+        path = path_of(uri)
+        if path is None:
+            continue
+        doc = ls.document(uri) if opened is not None else ls.workspace_for(path).read(path).doc
+        lines = doc.lines if doc is not None else []
+        items.append(
+            lsp.WorkspaceFullDocumentDiagnosticReport(
+                uri=uri,
+                version=version,
+                items=to_diagnostics(ls, path, lines, findings),
+                result_id=result_id,
+            )
+        )
+    return lsp.WorkspaceDiagnosticReport(items=items)
 
 
 def register(server: EaselServer) -> None:
@@ -59,14 +287,32 @@ def register(server: EaselServer) -> None:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: EaselServer, params: lsp.DidSaveTextDocumentParams) -> None:
-        check_and_publish(ls, params.text_document.uri)
+        check_and_publish(ls, params.text_document.uri, with_dependents=True)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: EaselServer, params: lsp.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
-        handle = ls.pending.pop(uri, None)
-        if handle is not None:
-            handle.cancel()
+        cancel_pending(ls, uri)
         path = path_of(uri)
-        if path is not None:
-            ls.workspace_for(path).drop_overlay(path)
+        if path is None:
+            return
+        ls.workspace_for(path).drop_overlay(path)
+        # Unsaved edits are gone: the file and what depends on it go back to the disk text.
+        recheck(ls, {path} | dependents_of(ls, [path]))
+
+    @server.feature(
+        lsp.TEXT_DOCUMENT_DIAGNOSTIC,
+        lsp.DiagnosticOptions(
+            identifier=PULL_IDENTIFIER, inter_file_dependencies=True, workspace_diagnostics=True
+        ),
+    )
+    def document_diagnostic(
+        ls: EaselServer, params: lsp.DocumentDiagnosticParams
+    ) -> lsp.RelatedFullDocumentDiagnosticReport | lsp.RelatedUnchangedDocumentDiagnosticReport:
+        return document_report(ls, params.text_document.uri, params.previous_result_id)
+
+    @server.feature(lsp.WORKSPACE_DIAGNOSTIC)
+    async def workspace_diagnostic(
+        ls: EaselServer, params: lsp.WorkspaceDiagnosticParams
+    ) -> lsp.WorkspaceDiagnosticReport:
+        return await workspace_report(ls, params)

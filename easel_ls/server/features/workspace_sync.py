@@ -1,12 +1,372 @@
-"""(being written) — see create_server in easel_ls/server/app.py."""
+"""Workspace awareness: editor settings, the background index, watched files, easel.showSettings.
+
+- Settings come from ``initializationOptions`` and ``workspace/configuration`` (section
+  ``easel-ls``, re-pulled on ``didChangeConfiguration``); a change re-checks everything.
+- On ``initialized`` every root is indexed in the background: open documents first, then every
+  file the checker wants, in small batches with a yield between them so requests are served
+  meanwhile, with ``$/progress`` when the client shows work-done progress. Unopened files get
+  their diagnostics pushed too.
+- Watched files (registered dynamically): a changed script re-checks the SKILL.md files whose
+  commands call it; a created or deleted file re-checks what links to it or mentions it; a
+  deleted file loses its diagnostics; a config file change re-checks everything.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
 
-if TYPE_CHECKING:
-    from easel_ls.server.app import EaselServer
+from lsprotocol import types as lsp
+
+from easel_ls.config import CONFIG_FILES
+from easel_ls.engine import wants
+from easel_ls.findings import Finding
+from easel_ls.server.app import EaselServer, path_of
+from easel_ls.server.convert import uri_of
+from easel_ls.server.features.diagnostics import (
+    BATCH_SIZE,
+    analyse,
+    check_and_publish,
+    clear,
+    configured_workspace,
+    open_uris,
+    publish,
+    recheck,
+)
+from easel_ls.server.settings import SECTION, describe_settings, parse_editor_settings
+from easel_ls.workspace import SKILL_FILE, Workspace
+
+log = logging.getLogger(__name__)
+
+WATCH_GLOB = "**/*.{md,py,sh,json,prompt,expected,toml}"
+WATCHER_REGISTRATION_ID = "easel-ls/watched-files"
+SHOW_SETTINGS = "easel.showSettings"
+INDEX_TITLE = "easel-ls: checking the workspace"
+CLIENT_REPLY_TIMEOUT_S = 5.0
+
+_tokens = itertools.count(1)
+
+
+# -- settings ----------------------------------------------------------------------------
+def remember_initialization_options(ls: EaselServer, options: Any) -> None:
+    layer, problems = parse_editor_settings(options)
+    ls.settings_layers.initialization = layer
+    _report_problems(ls, "initializationOptions", problems)
+    apply_settings(ls)
+
+
+def _report_problems(ls: EaselServer, where: str, problems: list[str]) -> None:
+    for problem in problems:
+        log.warning("%s: %s", where, problem)
+        with contextlib.suppress(Exception):  # before `initialize` returns there is no writer
+            ls.window_log_message(
+                lsp.LogMessageParams(type=lsp.MessageType.Warning, message=f"{where}: {problem}")
+            )
+
+
+def apply_settings(ls: EaselServer) -> None:
+    """Make the layers take effect: debounce, log level, and (lazily) every resolver."""
+    layers = ls.settings_layers
+    layers.changed()
+    ls.debounce_ms = layers.debounce_ms()
+    logging.getLogger("easel_ls").setLevel(layers.log_level())
+    for ws in list(ls.roots.values()):
+        layers.configure(ws)
+
+
+def _supports_configuration(ls: EaselServer) -> bool:
+    caps = ls.client_capabilities.workspace
+    return bool(caps and caps.configuration)
+
+
+async def pull_configuration(ls: EaselServer) -> bool:
+    """Ask for section ``easel-ls``, globally and per root; False when the client cannot say."""
+    if not _supports_configuration(ls):
+        return False
+    roots = list(ls.roots)
+    items = [lsp.ConfigurationItem(section=SECTION)]
+    items += [lsp.ConfigurationItem(scope_uri=uri_of(root), section=SECTION) for root in roots]
+    try:
+        values = await asyncio.wait_for(
+            ls.workspace_configuration_async(lsp.ConfigurationParams(items=items)),
+            CLIENT_REPLY_TIMEOUT_S,
+        )
+    except Exception as exc:
+        log.warning("workspace/configuration failed: %s", exc)
+        return False
+    values = list(values or [])
+    values += [None] * (len(items) - len(values))
+    layers = ls.settings_layers
+    layers.global_configuration, problems = parse_editor_settings(values[0])
+    _report_problems(ls, "workspace/configuration", problems)
+    for root, value in zip(roots, values[1:], strict=False):
+        # A scoped answer repeats the global one when nothing is set for the folder.
+        layers.root_configuration[root], problems = parse_editor_settings(value)
+        _report_problems(ls, f"workspace/configuration ({root.name})", problems)
+    return True
+
+
+# -- background index --------------------------------------------------------------------
+class BackgroundIndex:
+    """Checks every wanted file of every root; restarting cancels the run in progress."""
+
+    def __init__(self) -> None:
+        self.task: asyncio.Task[None] | None = None
+        self.side_tasks: set[asyncio.Future[None]] = set()  # kept so they are not collected
+
+    def restart(self, ls: EaselServer) -> asyncio.Task[None]:
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+        self.task = asyncio.ensure_future(index_workspace(ls))
+        return self.task
+
+
+async def index_workspace(ls: EaselServer) -> None:
+    token = await _begin_progress(ls)
+    checked = 0
+    try:
+        for uri in open_uris(ls).values():
+            if uri not in ls.pending:  # else its debounced check is due and will publish
+                check_and_publish(ls, uri)
+        files = await _wanted_files(ls)
+        total = len(files)
+        for start in range(0, total, BATCH_SIZE):
+            opened = open_uris(ls)
+            for path in files[start : start + BATCH_SIZE]:
+                if path in opened:
+                    continue  # open documents were checked first, from the buffer
+                uri = uri_of(path)
+                result = analyse(ls, uri)
+                if result is not None:
+                    _, lines, version, findings = result
+                    publish(ls, uri, path, lines, version, findings, quiet_when_clean=True)
+            checked = min(total, start + BATCH_SIZE)
+            if token is not None:
+                percentage = checked * 100 // total if total else 100
+                ls.work_done_progress.report(
+                    token,
+                    lsp.WorkDoneProgressReport(
+                        message=f"{checked}/{total} files", percentage=percentage
+                    ),
+                )
+            await asyncio.sleep(0)
+        log.info("indexed %d files", total)
+        _ask_pull_clients_to_refresh(ls)
+    finally:
+        if token is not None:
+            ls.work_done_progress.end(
+                token, lsp.WorkDoneProgressEnd(message=f"{checked} files checked")
+            )
+
+
+async def _wanted_files(ls: EaselServer) -> list[Path]:
+    files: list[Path] = []
+    for ws in list(ls.roots.values()):
+        configured_workspace(ls, ws.root)
+        for i, path in enumerate(ws.iter_files([ws.root])):
+            if i % (BATCH_SIZE * 16) == 0:
+                await asyncio.sleep(0)
+            # With nested roots a file belongs to the most specific one only.
+            if ls.workspace_for(path) is ws and wants(ws, path):
+                files.append(path)
+    return files
+
+
+async def _begin_progress(ls: EaselServer) -> str | None:
+    window = ls.client_capabilities.window
+    if not (window and window.work_done_progress):
+        return None
+    token = f"easel-ls/index/{next(_tokens)}"
+    try:
+        await asyncio.wait_for(ls.work_done_progress.create_async(token), CLIENT_REPLY_TIMEOUT_S)
+    except Exception as exc:
+        log.warning("window/workDoneProgress/create failed: %s", exc)
+        return None
+    ls.work_done_progress.begin(
+        token, lsp.WorkDoneProgressBegin(title=INDEX_TITLE, percentage=0, cancellable=False)
+    )
+    return token
+
+
+def _ask_pull_clients_to_refresh(ls: EaselServer) -> None:
+    caps = ls.client_capabilities.workspace
+    if caps and caps.diagnostics and caps.diagnostics.refresh_support:
+        with contextlib.suppress(Exception):
+            ls.workspace_diagnostic_refresh(None)
+
+
+# -- watched files -----------------------------------------------------------------------
+async def register_file_watchers(ls: EaselServer) -> None:
+    caps = ls.client_capabilities.workspace
+    watched = caps.did_change_watched_files if caps else None
+    if not (watched and watched.dynamic_registration):
+        return
+    registration = lsp.Registration(
+        id=WATCHER_REGISTRATION_ID,
+        method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+        register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[lsp.FileSystemWatcher(glob_pattern=WATCH_GLOB)]
+        ),
+    )
+    try:
+        await asyncio.wait_for(
+            ls.client_register_capability_async(
+                lsp.RegistrationParams(registrations=[registration])
+            ),
+            CLIENT_REPLY_TIMEOUT_S,
+        )
+    except Exception as exc:
+        log.warning("registering file watchers failed: %s", exc)
+
+
+def mentions(finding: Finding, path: Path) -> bool:
+    """Whether a finding is about ``path`` (a related location, or a fix that touches it)."""
+    fix_paths = (
+        p
+        for fix in finding.fixes
+        for p in itertools.chain(
+            (e.path for e in fix.edits),
+            (c.path for c in fix.creates),
+            (r.old_path for r in fix.renames),
+            (r.new_path for r in fix.renames),
+        )
+    )
+    return any(loc.path == path for loc in finding.related) or path in fix_paths
+
+
+def documents_mentioning(ls: EaselServer, path: Path) -> set[Path]:
+    found: set[Path] = set()
+    for uri, findings in list(ls.findings.items()):
+        if any(mentions(f, path) for f in findings):
+            doc_path = path_of(uri)
+            if doc_path is not None:
+                found.add(doc_path)
+    return found
+
+
+def _is_under(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def files_changed(
+    ls: EaselServer, index: BackgroundIndex, changes: Iterable[lsp.FileEvent]
+) -> None:
+    to_check: set[Path] = set()
+    deleted: set[Path] = set()
+    config_changed = False
+    opened = open_uris(ls)
+    for change in changes:
+        path = path_of(change.uri)
+        if path is None:
+            continue
+        ws = ls.workspace_for(path)
+        if path.name in CONFIG_FILES:
+            ws.config.invalidate()
+            config_changed = True
+            continue
+        ws.forget(path)
+        if change.type != lsp.FileChangeType.Changed and not path.suffix:
+            ws.forget(path / SKILL_FILE)  # a folder came or went: the skills index may differ
+        to_check |= ws.dependents.get(path, set())
+        if change.type == lsp.FileChangeType.Deleted:
+            deleted.add(path)
+            to_check |= documents_mentioning(ls, path)
+            for uri in [u for u in ls.findings if _is_under(path_of(u) or Path(), path)]:
+                if path_of(uri) not in opened:
+                    clear(ls, uri)
+            continue
+        if change.type == lsp.FileChangeType.Created:
+            to_check |= documents_mentioning(ls, path)
+        if path not in opened and wants(ws, path):
+            to_check.add(path)
+    if config_changed:
+        index.restart(ls)
+        return
+    recheck(ls, {p for p in to_check if not any(_is_under(p, d) for d in deleted)})
+
+
+def _workspace_path(ls: EaselServer, argument: Any) -> tuple[Workspace, Path] | None:
+    if isinstance(argument, dict):
+        argument = argument.get("uri") or argument.get("path")
+    if isinstance(argument, str) and argument:
+        path = path_of(argument) if "://" in argument else Path(argument)
+        if path is not None:
+            return ls.workspace_for(path), path
+    if ls.roots:
+        ws = next(iter(ls.roots.values()))
+        return ws, ws.root
+    return None
 
 
 def register(server: EaselServer) -> None:
-    return None
+    index = BackgroundIndex()
+
+    # `initialize` belongs to the lifecycle module; its options are read here as well, by
+    # wrapping the handler it registered (pygls keeps no copy of the params).
+    lifecycle_initialize = server.protocol.fm.features.get(lsp.INITIALIZE)
+
+    def initialize(params: lsp.InitializeParams) -> Any:
+        result = lifecycle_initialize(params) if lifecycle_initialize is not None else None
+        remember_initialization_options(server, params.initialization_options)
+        return result
+
+    server.protocol.fm.features[lsp.INITIALIZE] = initialize
+
+    @server.feature(lsp.INITIALIZED)
+    async def initialized(ls: EaselServer, params: lsp.InitializedParams) -> None:
+        if await pull_configuration(ls):
+            apply_settings(ls)
+        watchers = asyncio.ensure_future(register_file_watchers(ls))
+        index.side_tasks.add(watchers)
+        watchers.add_done_callback(index.side_tasks.discard)
+        index.restart(ls)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(
+        ls: EaselServer, params: lsp.DidChangeConfigurationParams
+    ) -> None:
+        if not await pull_configuration(ls):
+            layer, problems = parse_editor_settings(params.settings)
+            ls.settings_layers.global_configuration = layer
+            _report_problems(ls, "didChangeConfiguration", problems)
+        apply_settings(ls)
+        index.restart(ls)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(ls: EaselServer, params: lsp.DidChangeWatchedFilesParams) -> None:
+        files_changed(ls, index, params.changes)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    async def did_change_folders(
+        ls: EaselServer, params: lsp.DidChangeWorkspaceFoldersParams
+    ) -> None:
+        for folder in params.event.removed:
+            root = path_of(folder.uri)
+            if root is None:
+                continue
+            ls.roots.pop(root.resolve(), None)
+            for uri in [u for u in ls.findings if _is_under(path_of(u) or Path(), root)]:
+                clear(ls, uri)
+        for folder in params.event.added:
+            root = path_of(folder.uri)
+            if root is not None:
+                ls.add_root(root)
+        await pull_configuration(ls)
+        apply_settings(ls)
+        index.restart(ls)
+
+    @server.command(SHOW_SETTINGS)
+    def show_settings(ls: EaselServer, *args: Any) -> dict[str, Any] | None:
+        """The effective settings for a file or folder (argument: a URI or path; default: the
+        first root), as ``easel-ls --check --show-settings`` prints them, plus the editor
+        layers."""
+        target = _workspace_path(ls, args[0] if args else None)
+        if target is None:
+            return None
+        ws, path = target
+        return describe_settings(ls.settings_layers, ws, path if path.is_file() else path / "_")

@@ -1,0 +1,28 @@
+"""Fixtures for the real-editor tests: a fresh copy of the fixture workspace per test and the
+easel-ls executable the editors should start."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from e2e_tools import FIXTURE_WORKSPACE
+
+
+@pytest.fixture()
+def workspace(tmp_path: Path) -> Path:
+    """A private copy of the fixture workspace: the tests edit files in it."""
+    target = tmp_path / "ws"
+    shutil.copytree(FIXTURE_WORKSPACE, target)
+    return target
+
+
+@pytest.fixture()
+def easel_ls_bin() -> Path:
+    """The directory holding the `easel-ls` console script of the interpreter running pytest."""
+    bin_dir = Path(sys.executable).parent
+    if not (bin_dir / "easel-ls").exists():
+        pytest.fail(f"no easel-ls next to {sys.executable}: install the project (pip install -e .)")
+    return bin_dir
