@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
 from functools import lru_cache
 from importlib import resources
@@ -434,19 +434,24 @@ def _ready_without_deliverables(m: _Manifest) -> None:
 # --- MF008 ---------------------------------------------------------------------------------
 
 
-def _unregistered_root_files(m: _Manifest) -> None:
-    registered = {_normalised(d) for d in _string_list(m.data.get("deliverables"))}
+def unregistered_deliverables(folder: Path, data: Mapping[str, Any]) -> list[Path]:
+    """Files at a project's root that `deliverables` does not list (shared by MF008 and the
+    editor's "Register deliverables" command, so both always agree)."""
+    registered = {_normalised(d) for d in _string_list(data.get("deliverables"))}
     # Step outputs at the root (the spec's brief.md) are hand-over files, not deliverables.
-    steps = m.data.get("steps")
+    steps = data.get("steps")
     for step in steps if isinstance(steps, list) else []:
         if isinstance(step, dict):
             registered.update(_normalised(o) for o in _string_list(step.get("outputs")))
-    listing = list_project(m.folder)
-    missing = [
+    return [
         path
-        for path in listing.root_files
+        for path in list_project(folder).root_files
         if not path.name.startswith(".") and path.name not in registered
     ]
+
+
+def _unregistered_root_files(m: _Manifest) -> None:
+    missing = unregistered_deliverables(m.folder, m.data)
     if not missing:
         return
     fixes = _register_fix(m, [p.name for p in missing])

@@ -21,7 +21,6 @@ from easel_ls.config import ConfigResolver
 from easel_ls.engine import check_document, check_paths
 from easel_ls.findings import TextEdit
 from easel_ls.model.text import TextDocument
-from easel_ls.server.features import commands
 from easel_ls.server.features.actions import disable_for_line
 from easel_ls.server.features.commands import (
     manifest_module,
@@ -260,27 +259,27 @@ def test_a_corrupt_manifest_is_never_rewritten(tmp_path: Path) -> None:
     assert listed.new_text is None and listed.error and "not a JSON object" in listed.error
 
 
-def test_workspace_manifest_code_runs_only_when_trusted(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_workspace_manifest_code_runs_only_when_trusted(tmp_path: Path) -> None:
     marker = tmp_path / "imported"
-    source = (REPO / "skills/shared/scripts/manifest.py").read_text(encoding="utf-8")
+    shared = REPO / "skills/shared/scripts"
+    source = (shared / "manifest.py").read_text(encoding="utf-8")
     ws = write(
         tmp_path,
         {
             "skills/shared/scripts/manifest.py": source + f"\nopen({str(marker)!r}, 'w').close()\n",
-            "skills/shared/scripts/output_paths.py": (
-                REPO / "skills/shared/scripts/output_paths.py"
-            ).read_text(encoding="utf-8"),
+            "skills/shared/scripts/output_paths.py": (shared / "output_paths.py").read_text(
+                "utf-8"
+            ),
+            "skills/shared/scripts/content_guard.py": (shared / "content_guard.py").read_text(
+                "utf-8"
+            ),
         },
     )
-    # As if easel-ls shipped no packaged copy: only the workspace's copy is left.
-    monkeypatch.setattr(commands, "VENDORED_MANIFEST", tmp_path / "no-packaged-copy.py")
     untrusted = manifest_module(ws, trusted=False)
-    assert untrusted.module is None and "not trusted" in untrusted.origin
-    assert not marker.exists()
+    # A modified workspace copy is never imported: the packaged copy serves instead.
+    assert untrusted.module is not None and not marker.exists()
     trusted = manifest_module(ws, trusted=True)
-    assert trusted.module is not None and "workspace copy" in trusted.origin
+    assert trusted.module is not None and "workspace" in trusted.origin
     assert marker.exists()
 
 

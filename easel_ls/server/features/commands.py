@@ -11,10 +11,8 @@ The new text goes through `workspace/applyEdit` as one edit, so the editor's und
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import logging
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -33,7 +31,6 @@ log = logging.getLogger(__name__)
 CHECK_WORKSPACE = "easel.checkWorkspace"
 REGISTER_DELIVERABLES = "easel.registerDeliverables"
 MANIFEST_NAME = ".easel.json"
-VENDORED_MANIFEST = Path(__file__).resolve().parents[2] / "vendor" / "manifest.py"
 _BATCH = 20  # files checked between two yields to the event loop
 
 
@@ -49,47 +46,12 @@ class ManifestModule:
 
 
 def manifest_module(ws: Workspace, *, trusted: bool) -> ManifestModule:
-    """The packaged `manifest.py` if easel-ls ships one, else the workspace's own copy when the
-    workspace is trusted."""
-    if VENDORED_MANIFEST.is_file():
-        return _loaded_from(VENDORED_MANIFEST, "packaged copy")
-    shared = ws.shared_scripts_dir() / "manifest.py"
-    if not shared.is_file():
-        return ManifestModule(None, f"no manifest module: neither a packaged copy nor {shared}")
-    if not trusted:
-        return ManifestModule(
-            None,
-            f"{ws.rel(shared)} is workspace code and the workspace is not trusted "
-            "(set `trusted-workspace = true` or the editor setting trustedWorkspace)",
-        )
-    return _loaded_from(shared, "workspace copy")
+    """The shared manifest module, chosen exactly as the rules choose it: the packaged copy,
+    or the workspace's own only when it is identical to it or the workspace is trusted."""
+    from easel_ls.vendor import load_shared
 
-
-def _loaded_from(path: Path, which: str) -> ManifestModule:
-    module = _import(path)
-    if module is None:
-        return ManifestModule(None, f"the {which} {path} cannot be imported (see the server log)")
-    return ManifestModule(module, f"{which} {path}")
-
-
-def _import(path: Path) -> ModuleType | None:
-    try:
-        stamp = path.stat().st_mtime_ns
-        cached = _loaded.get(path)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-        name = f"_easel_manifest_{abs(hash(str(path)))}"
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
-            return None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # dataclasses and pickling look modules up by name
-        spec.loader.exec_module(module)
-    except Exception:
-        log.exception("cannot import %s", path)
-        return None
-    _loaded[path] = (stamp, module)
-    return module
+    shared = load_shared(ws.shared_scripts_dir(), trusted=trusted)
+    return ManifestModule(shared.manifest, shared.note or f"{shared.source} copy")
 
 
 # -- register deliverables ------------------------------------------------------------------
@@ -114,21 +76,9 @@ def manifest_of(path: Path) -> Path:
 def unregistered_files(project: Path, deliverables: list[str]) -> list[str]:
     """Files at the project root (not hidden, not in a folder such as `assets/`) that
     `deliverables` does not list."""
-    listed = set()
-    for item in deliverables:
-        try:
-            listed.add((project / item).resolve())
-        except (OSError, RuntimeError, ValueError):
-            continue
-    try:
-        entries = sorted(project.iterdir(), key=lambda p: p.name)
-    except OSError:
-        return []
-    return [
-        entry.name
-        for entry in entries
-        if not entry.name.startswith(".") and entry.is_file() and entry.resolve() not in listed
-    ]
+    from easel_ls.rules.manifest import unregistered_deliverables
+
+    return [p.name for p in unregistered_deliverables(project, {"deliverables": deliverables})]
 
 
 def plan_register_deliverables(
@@ -151,9 +101,11 @@ def plan_register_deliverables(
                 manifest, error=f"{MANIFEST_NAME} is not a JSON object; it is not rewritten"
             )
         data = parsed
+    from easel_ls.rules.manifest import unregistered_deliverables
+
     existing = data.get("deliverables")
     listed = [d for d in existing if isinstance(d, str)] if isinstance(existing, list) else []
-    new = unregistered_files(manifest.parent, listed)
+    new = [p.name for p in unregistered_deliverables(manifest.parent, data)]
     if not new:
         return DeliverablesPlan(manifest)
     try:
