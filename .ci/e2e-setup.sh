@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Installs what the real-editor end-to-end tests need, then builds the VS Code extension (.vsix).
-#   apt: neovim (0.7.2), chromium, ripgrep, libkrb5-dev, fonts-wqy-microhei
-#                              -> Neovim test, code-server's native builds, legible screenshots
-#   npm: code-server 4.100.3, playwright-core 1.65.1       -> under $EASEL_E2E_TOOLS (outside the repo)
-#   vscode-extension: npm ci, typecheck, bundle, vsce package -> vscode-extension/easel-ls-<version>.vsix
-# Idempotent: every step is skipped when its result is already there (a warm run takes seconds).
+# Installs what the real-editor end-to-end tests need, then builds the VS Code extension:
+#   apt  neovim 0.7.2, chromium, ripgrep + libkrb5-dev (code-server's native builds),
+#        fonts-wqy-microhei (legible CJK in screenshots)
+#   npm  code-server 4.100.3 and playwright-core 1.65.1, from the locks in tests/e2e/tools/,
+#        into $EASEL_E2E_TOOLS (default ~/.cache/easel-ls-e2e, outside the repo)
+#   vscode-extension: npm ci, strict tsc, esbuild, unit tests, vsce -> easel-ls-<version>.vsix
+# Idempotent: installs are skipped when already done; only the .vsix is rebuilt (~5-10 s).
 # A tool that cannot be installed is reported and left out (its e2e test then skips, saying why);
 # a broken extension build fails the script.
 set -uo pipefail

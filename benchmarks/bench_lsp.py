@@ -45,7 +45,9 @@ COMMANDS = 10
 
 @dataclass
 class Timings:
-    first_diagnostics_ms: float | None = None
+    initialize_ms: float | None = None
+    first_diagnostics_ms: float | None = None  # from process start
+    first_after_initialize_ms: float | None = None
     index_s: float | None = None
     indexed_files: str = ""
     diagnostics_ms: list[float] = field(default_factory=list)
@@ -203,6 +205,7 @@ async def run(root: Path, changes: int, requests: int) -> Timings:
     uri = target.as_uri()
     text = big_skill(target.read_text(encoding="utf-8"))
     client = make_client()
+    start = time.perf_counter()
     await client.start_io(sys.executable, "-m", "easel_ls")
     server = client._server
     assert server is not None
@@ -210,7 +213,6 @@ async def run(root: Path, changes: int, requests: int) -> Timings:
         window=lsp.WindowClientCapabilities(work_done_progress=True),
         workspace=lsp.WorkspaceClientCapabilities(configuration=True),
     )
-    start = time.perf_counter()
     result = await client.initialize_async(
         lsp.InitializeParams(
             capabilities=capabilities,
@@ -219,8 +221,9 @@ async def run(root: Path, changes: int, requests: int) -> Timings:
             initialization_options={"debounceMs": 0},
         )
     )
-    client.initialized(lsp.InitializedParams())
     initialized_at = time.perf_counter()
+    timings.initialize_ms = (initialized_at - start) * 1000
+    client.initialized(lsp.InitializedParams())
     client.text_document_did_open(
         lsp.DidOpenTextDocumentParams(
             text_document=lsp.TextDocumentItem(
@@ -230,6 +233,7 @@ async def run(root: Path, changes: int, requests: int) -> Timings:
     )
     first = await wait_for_publish(client, (uri, 1), 60)
     timings.first_diagnostics_ms = (first - start) * 1000
+    timings.first_after_initialize_ms = (first - initialized_at) * 1000
     while client.index_ended is None:
         await asyncio.sleep(0.05)
     timings.index_s = client.index_ended - initialized_at
@@ -320,10 +324,13 @@ def report(size: int, changes: int, requests: int, t: Timings) -> str:
         "",
         "| measure | value | target | met |",
         "|---|---|---|---|",
-        f"| initialize → first diagnostics of the opened file (index still running) | "
+        f"| process start → initialize result (imports) | {t.initialize_ms or 0:.0f} ms | — | |",
+        f"| process start → first diagnostics of the opened file (index still running) | "
         f"{first:.0f} ms | ≤ 1000 ms | {'yes' if first is not None and first <= 1000 else '**no**'} |"
         if first is not None
         else "| initialize → first diagnostics | n/a | ≤ 1000 ms | n/a |",
+        f"| initialize result → first diagnostics of the opened file | "
+        f"{t.first_after_initialize_ms or 0:.0f} ms | — | |",
         f"| full background index ({t.indexed_files}) | {t.index_s:.1f} s | — | |"
         if t.index_s is not None
         else "| full background index | n/a | — | |",

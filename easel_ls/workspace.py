@@ -116,6 +116,11 @@ class Workspace:
             return path.resolve().relative_to(self.root).as_posix()
         except ValueError:
             return path.as_posix()
+        except (OSError, RuntimeError):  # a symlink loop cannot resolve: keep the lexical path
+            try:
+                return path.relative_to(self.root).as_posix()
+            except ValueError:
+                return path.as_posix()
 
     def contains(self, path: Path) -> bool:
         try:
@@ -144,7 +149,9 @@ class Workspace:
             return FileText(path, overlay)
         try:
             if path.is_symlink() and not path.exists():
-                return FileText(path, None, "a broken symbolic link")
+                return FileText(path, None, "a broken symbolic link or a symbolic link loop")
+            if self._links_outside(path):
+                return FileText(path, None, "is a symbolic link to outside the workspace, never read")
             st = path.stat()
         except OSError as exc:
             return FileText(path, None, f"cannot be read: {exc.strerror or exc}")
@@ -165,6 +172,14 @@ class Workspace:
             result = _decode(path)
         self._texts[path] = (stamp, result)
         return result
+
+    def _links_outside(self, path: Path) -> bool:
+        """Inside the root by name but outside once symlinks resolve: such files are not read."""
+        try:
+            path.relative_to(self.root)
+        except ValueError:
+            return False
+        return not self.contains(path)
 
     def text_of(self, path: Path) -> str | None:
         doc = self.read(path).doc

@@ -383,6 +383,9 @@ class _Interpreter:
         self.parsers: list[_ParserRef] = []
         self.parse_calls: list[tuple[_ParserRef, int]] = []
         self.script_open: list[tuple[str, int]] = []
+        # Per parser model: (model, option count, every flag it may hold), so registering an
+        # option is not a scan of all earlier options (quadratic on huge scripts).
+        self.flag_index: dict[int, tuple[ParserModel, int, set[str]]] = {}
         self.functions_run: set[int] = set()
         self.next_group_id = 0
         self.calls_made = 0
@@ -1183,9 +1186,13 @@ class _Interpreter:
 
     def register_option(self, parser: _ParserRef, option: OptionSpec, node: ast.Call) -> None:
         model = parser.model
-        clashes = [
-            existing for existing in model.options if set(existing.flags) & set(option.flags)
-        ]
+        known_flags = self.flags_of(model)
+        clashes = (
+            [existing for existing in model.options if set(existing.flags) & set(option.flags)]
+            if known_flags & set(option.flags)
+            else []
+        )
+        known_flags.update(option.flags)
         for existing in clashes:
             if existing.action == "help" or (parser.conflict_resolve and not option.conditional):
                 existing.flags = tuple(flag for flag in existing.flags if flag not in option.flags)
@@ -1208,6 +1215,16 @@ class _Interpreter:
             existing.flags += new_flags
             return
         model.options.append(option)
+        self.flag_index[id(model)] = (model, len(model.options), known_flags)
+
+    def flags_of(self, model: ParserModel) -> set[str]:
+        """A superset of the flags ``model`` holds (flags are only ever removed elsewhere);
+        rebuilt when options were added or removed outside ``register_option``."""
+        entry = self.flag_index.get(id(model))
+        if entry is None or entry[0] is not model or entry[1] != len(model.options):
+            entry = (model, len(model.options), set(model.option_flags()))
+            self.flag_index[id(model)] = entry
+        return entry[2]
 
     def type_name(self, call: _Call) -> str | None:
         for keyword in call.node.keywords:

@@ -4,6 +4,7 @@ plus PB002 and the command half of RS004/RS005."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,6 +31,9 @@ ISSUE_CODES = {
 }
 
 
+_UNRESOLVED_PATH = re.compile(r"[$*?<>{}~]|\.\.\.|…")
+
+
 @dataclass(frozen=True)
 class ResolvedScript:
     path: Path
@@ -39,10 +43,16 @@ class ResolvedScript:
 def resolve_script(ctx: Context, inv: Invocation) -> ResolvedScript | None:
     """Where a command's script lives. Commands run from the workspace root; `{baseDir}`-style
     paths and other relative paths mean the skill folder."""
-    if inv.dynamic_path or not inv.script_path:
+    if not inv.script_path:
         return None
     text = inv.script_path
     root = ctx.root
+    if inv.dynamic_path:
+        # The model leaves absolute paths unjudged; one that leaves the workspace is still RS005.
+        literal = text.startswith("/") and _UNRESOLVED_PATH.search(text) is None
+        if literal and escapes(root, Path(text)):
+            return ResolvedScript(Path(os.path.normpath(text)), True)
+        return None
     skill_dir = ctx.skill.folder if ctx.skill else ctx.path.parent
     if os.path.isabs(text):
         candidates = [Path(text)]
@@ -58,11 +68,16 @@ def resolve_script(ctx: Context, inv: Invocation) -> ResolvedScript | None:
     first = candidates[0]
     if escapes(root, first):
         return ResolvedScript(Path(os.path.normpath(first)), True)
+    leads_out: Path | None = None
     for candidate in candidates:
         normal = Path(os.path.normpath(candidate))
         ctx.workspace.note_dependency(normal, ctx.path)
-        if not escapes(root, normal) and ctx.workspace.exists(normal):
+        if escapes(root, normal):  # a symlink out of the workspace: RS005, not "missing"
+            leads_out = leads_out or normal
+        elif ctx.workspace.exists(normal):
             return ResolvedScript(normal, False)
+    if leads_out is not None:
+        return ResolvedScript(leads_out, True)
     return ResolvedScript(Path(os.path.normpath(first)), False)
 
 

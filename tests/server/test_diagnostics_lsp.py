@@ -81,7 +81,8 @@ async def test_diagnostic_carries_code_link_source_severity_related_and_fixes(
     (related,) = diagnostic.related_information or []
     assert related.location.uri == (root / SCRIPT_PATH).as_uri()
     assert related.location.range.start.line == 5  # the ArgumentParser the option is missing from
-    fixes = diagnostic.data["fixes"]
+    data: Any = diagnostic.data
+    fixes = data["fixes"]
     assert fixes[0]["title"] == "Replace with `--theme`"
 
 
@@ -271,7 +272,7 @@ async def test_settings_change_applies_without_restart_and_layers_over_the_confi
         lsp.DidChangeConfigurationParams(settings={"easel-ls": settings})
     )
     await wait_until(lambda: codes_of(client, uri) == [], what="the editor's settings")
-    shown = await client.workspace_execute_command_async(
+    shown: Any = await client.workspace_execute_command_async(
         lsp.ExecuteCommandParams(command="easel.showSettings", arguments=[uri])
     )
     assert shown["config_path"] == str(config)

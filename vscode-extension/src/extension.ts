@@ -1,5 +1,6 @@
 import * as vscode from "vscode";
 import {
+  DidChangeConfigurationNotification,
   ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
@@ -36,6 +37,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("easel-ls.registerDeliverables", registerDeliverables),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration(`${SECTION}.server`)) void restart();
+      // The server pulls its settings (workspace/configuration) when told they changed.
+      else if (event.affectsConfiguration(SECTION) && client?.isRunning()) {
+        void client.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
+      }
     }),
     // Trust unlocks the commands that run workspace scripts: start again with it.
     vscode.workspace.onDidGrantWorkspaceTrust(() => void restart()),
@@ -97,7 +102,6 @@ async function start(): Promise<void> {
     documentSelector: DOCUMENT_SELECTOR,
     outputChannel: output,
     initializationOptions: serverSettings(),
-    synchronize: { configurationSection: SECTION },
     middleware: {
       workspace: {
         // The server reads section "easel-ls": answer with its own keys only (not the

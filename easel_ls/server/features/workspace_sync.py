@@ -24,7 +24,7 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from easel_ls.config import CONFIG_FILES
-from easel_ls.engine import wants
+from easel_ls.engine import FileKind, classify, wants
 from easel_ls.findings import Finding
 from easel_ls.server.app import EaselServer, path_of
 from easel_ls.server.convert import uri_of
@@ -145,6 +145,7 @@ async def index_workspace(ls: EaselServer) -> None:
                 if result is not None:
                     _, lines, version, findings = result
                     publish(ls, uri, path, lines, version, findings, quiet_when_clean=True)
+                release_parse(ls, path)
             checked = min(total, start + BATCH_SIZE)
             if token is not None:
                 percentage = checked * 100 // total if total else 100
@@ -162,6 +163,15 @@ async def index_workspace(ls: EaselServer) -> None:
             ls.work_done_progress.end(
                 token, lsp.WorkDoneProgressEnd(message=f"{checked} files checked")
             )
+
+
+def release_parse(ls: EaselServer, path: Path) -> None:
+    """Drop the cached text and parse of a closed file nothing else reads often; SKILL.md and
+    scripts stay (every check of their skill reads them), the rest is re-read if opened."""
+    ws = ls.workspace_for(path)
+    kind, _ = classify(ws, path)
+    if kind not in (FileKind.SKILL, FileKind.SCRIPT):
+        ws.forget(path)
 
 
 async def _wanted_files(ls: EaselServer) -> list[Path]:
