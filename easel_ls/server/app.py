@@ -34,6 +34,8 @@ class EaselServer(LanguageServer):
         self.pending: dict[str, asyncio.TimerHandle] = {}
         # Latest findings per document URI (what diagnostics and code actions were built from).
         self.findings: dict[str, list[Finding]] = {}
+        # URIs whose last push was non-empty (so a switch to pull can clear them once).
+        self.pushed: set[str] = set()
         # Editor settings layers (initializationOptions, workspace/configuration): settings.py.
         self.settings_layers = SettingsLayers()
 

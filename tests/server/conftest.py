@@ -149,9 +149,13 @@ async def client(
 
     if editor_configuration is not None:
         lsp_client.set_configuration(editor_configuration, section="easel-ls")
+    capabilities = client_capabilities(request.param)
+    if request.node.get_closest_marker("pull_client") is None and capabilities.text_document:
+        # Push-mode tests: a client that can pull gets open documents by pull only.
+        capabilities.text_document.diagnostic = None
     result = await lsp_client.initialize_session(
         lsp.InitializeParams(
-            capabilities=client_capabilities(request.param),
+            capabilities=capabilities,
             root_uri=(workspace / workspace_folders[0]).resolve().as_uri(),
             workspace_folders=[
                 lsp.WorkspaceFolder(uri=(workspace / f).resolve().as_uri(), name=f)

@@ -51,9 +51,12 @@ async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, wor
     def register_capability(params: lsp.RegistrationParams) -> None:
         return None  # accept the server's dynamic registrations (file watchers)
 
+    capabilities = client_capabilities(request.param)
+    if capabilities.text_document:
+        capabilities.text_document.diagnostic = None  # push mode (pull mode: test_pull_mode_lsp)
     result = await lsp_client.initialize_session(
         lsp.InitializeParams(
-            capabilities=client_capabilities(request.param),
+            capabilities=capabilities,
             root_uri=workspace.as_uri(),
             workspace_folders=[lsp.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
             initialization_options={"debounceMs": 0},

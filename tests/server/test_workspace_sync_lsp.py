@@ -221,3 +221,29 @@ async def test_each_root_of_a_multi_root_workspace_has_its_own_config(
     assert shown["workspace_root"] == str((root / "beta").resolve())
     assert shown["config_path"] == str((root / "beta" / "easel-ls.toml").resolve())
     assert "CM002" not in shown["enabled"]
+
+
+async def test_editing_an_open_script_rechecks_the_skill_once_typing_pauses(
+    client: LanguageClient, open_document, wait_until, index_finished
+) -> None:
+    await index_finished()
+    root = root_of(client)
+    skill_uri = (root / SKILL_PATH).as_uri()
+    script_uri = await open_document(SCRIPT_PATH, language_id="python")
+    original = (root / SCRIPT_PATH).read_text(encoding="utf-8")
+    client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=script_uri, version=2),
+            content_changes=[
+                lsp.TextDocumentContentChangeWholeDocument(
+                    text=original.replace('"--theme"', '"--palette"')
+                )
+            ],
+        )
+    )
+    # The unsaved buffer is what the SKILL.md is checked against.
+    await wait_until(lambda: codes(client, skill_uri) == ["CM002"], what="CM002 from the buffer")
+    client.text_document_did_close(
+        lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=script_uri))
+    )
+    await wait_until(lambda: codes(client, skill_uri) == [], what="back to the disk text")

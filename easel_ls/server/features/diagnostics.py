@@ -134,12 +134,43 @@ def publish(
         return
     had_findings = bool(ls.findings.get(uri))
     ls.findings[uri] = findings
+    if pull_owns(ls, uri):
+        # The client pulls this open document; pushing too would show every finding twice.
+        if uri in ls.pushed:
+            ls.pushed.discard(uri)
+            ls.text_document_publish_diagnostics(
+                lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[], version=version)
+            )
+        if refresh_supported(ls):
+            ls.workspace_diagnostic_refresh(None)
+        return
     diagnostics = to_diagnostics(ls, path, lines, findings)
     if quiet_when_clean and not diagnostics and not had_findings:
         return
+    if diagnostics:
+        ls.pushed.add(uri)
+    else:
+        ls.pushed.discard(uri)
     ls.text_document_publish_diagnostics(
         lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
     )
+
+
+def pull_supported(ls: EaselServer) -> bool:
+    text_document = ls.client_capabilities.text_document
+    return text_document is not None and text_document.diagnostic is not None
+
+
+def pull_owns(ls: EaselServer, uri: str) -> bool:
+    """Open documents of a client that pulls are served by pull only (push covers the rest:
+    files the background index checked, and clients that cannot pull)."""
+    return pull_supported(ls) and uri in ls.workspace.text_documents
+
+
+def refresh_supported(ls: EaselServer) -> bool:
+    workspace = ls.client_capabilities.workspace
+    diagnostics = workspace.diagnostics if workspace is not None else None
+    return bool(diagnostics and diagnostics.refresh_support)
 
 
 def clear(ls: EaselServer, uri: str) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
@@ -16,10 +15,8 @@ if TYPE_CHECKING:
 def register(server: EaselServer) -> None:
     @server.feature(lsp.INITIALIZE)
     def initialize(ls: EaselServer, params: lsp.InitializeParams) -> None:
-        options = params.initialization_options or {}
-        if isinstance(options, dict) and "debounceMs" in options:
-            with contextlib.suppress(TypeError, ValueError):
-                ls.debounce_ms = max(0, int(options["debounceMs"]))
+        from easel_ls.server.features.workspace_sync import remember_initialization_options
+
         folders = params.workspace_folders or []
         roots = [path_of(f.uri) for f in folders]
         if not roots and params.root_uri:
@@ -27,3 +24,5 @@ def register(server: EaselServer) -> None:
         for root in roots:
             if root is not None:
                 ls.add_root(root)
+        # Editor settings (debounceMs, select, …) layer over each root's config files.
+        remember_initialization_options(ls, params.initialization_options)

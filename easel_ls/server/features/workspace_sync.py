@@ -48,6 +48,7 @@ WATCHER_REGISTRATION_ID = "easel-ls/watched-files"
 SHOW_SETTINGS = "easel.showSettings"
 INDEX_TITLE = "easel-ls: checking the workspace"
 CLIENT_REPLY_TIMEOUT_S = 5.0
+INDEX_GRACE_S = 0.3
 
 _tokens = itertools.count(1)
 
@@ -127,6 +128,9 @@ class BackgroundIndex:
 
 
 async def index_workspace(ls: EaselServer) -> None:
+    # Editors open their visible documents right after `initialized`: let those be checked
+    # first, from their buffers, before the disk text of the same files is published.
+    await asyncio.sleep(INDEX_GRACE_S)
     token = await _begin_progress(ls)
     checked = 0
     try:
@@ -193,7 +197,11 @@ async def _begin_progress(ls: EaselServer) -> str | None:
         return None
     token = f"easel-ls/index/{next(_tokens)}"
     try:
-        await asyncio.wait_for(ls.work_done_progress.create_async(token), CLIENT_REPLY_TIMEOUT_S)
+        # Shielded: cancelling the index (a restart) must not cancel the pending JSON-RPC
+        # future, whose late reply would otherwise raise InvalidStateError inside pygls.
+        await asyncio.wait_for(
+            asyncio.shield(ls.work_done_progress.create_async(token)), CLIENT_REPLY_TIMEOUT_S
+        )
     except Exception as exc:
         log.warning("window/workDoneProgress/create failed: %s", exc)
         return None
@@ -263,6 +271,16 @@ def _is_under(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
+def known_documents_under(ls: EaselServer, folder: Path) -> list[tuple[str, Path]]:
+    """Documents with findings at or below ``folder`` (a deleted file or folder)."""
+    found = []
+    for uri in list(ls.findings):
+        path = path_of(uri)
+        if path is not None and _is_under(path, folder):
+            found.append((uri, path))
+    return found
+
+
 def files_changed(
     ls: EaselServer, index: BackgroundIndex, changes: Iterable[lsp.FileEvent]
 ) -> None:
@@ -286,8 +304,8 @@ def files_changed(
         if change.type == lsp.FileChangeType.Deleted:
             deleted.add(path)
             to_check |= documents_mentioning(ls, path)
-            for uri in [u for u in ls.findings if _is_under(path_of(u) or Path(), path)]:
-                if path_of(uri) not in opened:
+            for uri, known in known_documents_under(ls, path):
+                if known not in opened:
                     clear(ls, uri)
             continue
         if change.type == lsp.FileChangeType.Created:
@@ -315,17 +333,6 @@ def _workspace_path(ls: EaselServer, argument: Any) -> tuple[Workspace, Path] | 
 
 def register(server: EaselServer) -> None:
     index = BackgroundIndex()
-
-    # `initialize` belongs to the lifecycle module; its options are read here as well, by
-    # wrapping the handler it registered (pygls keeps no copy of the params).
-    lifecycle_initialize = server.protocol.fm.features.get(lsp.INITIALIZE)
-
-    def initialize(params: lsp.InitializeParams) -> Any:
-        result = lifecycle_initialize(params) if lifecycle_initialize is not None else None
-        remember_initialization_options(server, params.initialization_options)
-        return result
-
-    server.protocol.fm.features[lsp.INITIALIZE] = initialize
 
     @server.feature(lsp.INITIALIZED)
     async def initialized(ls: EaselServer, params: lsp.InitializedParams) -> None:
@@ -360,7 +367,7 @@ def register(server: EaselServer) -> None:
             if root is None:
                 continue
             ls.roots.pop(root.resolve(), None)
-            for uri in [u for u in ls.findings if _is_under(path_of(u) or Path(), root)]:
+            for uri, _ in known_documents_under(ls, root):
                 clear(ls, uri)
         for folder in params.event.added:
             root = path_of(folder.uri)
