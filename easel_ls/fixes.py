@@ -7,7 +7,7 @@ import contextlib
 import difflib
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -111,7 +111,34 @@ def plan_changes(plan: FixPlan, read: Callable[[Path], str | None]) -> list[File
     return changes
 
 
-def write_changes(changes: list[FileChange]) -> None:
+MANIFEST_NAME = ".easel.json"
+
+
+def _text_on_disk(path: Path) -> str | None:
+    """The file's text as the workspace decodes it (BOM dropped); None if unreadable."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+@contextlib.contextmanager
+def _writer_lock(path: Path) -> Iterator[None]:
+    """A manifest is written under manifest.py's own lock, so its writers and a fix serialise."""
+    if path.name != MANIFEST_NAME:
+        yield
+        return
+    from easel_ls.vendor import load_shared
+
+    with load_shared(None).manifest.locked(path):
+        yield
+
+
+def write_changes(changes: list[FileChange]) -> list[Path]:
+    """Write the changes; returns the files left alone because they changed on disk after
+    they were read (writing would lose that change; the caller re-checks them)."""
+    conflicts: list[Path] = []
     for change in changes:
         if change.rename_to is not None:
             # os.rename is atomic within a file system: the content is never copied or lost.
@@ -128,7 +155,12 @@ def write_changes(changes: list[FileChange]) -> None:
                 continue
             atomic_write(change.path, change.after)
         else:
-            atomic_write(change.path, change.after)
+            with _writer_lock(change.path):
+                if _text_on_disk(change.path) != change.before:
+                    conflicts.append(change.path)
+                    continue
+                atomic_write(change.path, change.after)
+    return conflicts
 
 
 def unified_diff(change: FileChange, label: str, new_label: str | None = None) -> str:

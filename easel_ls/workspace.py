@@ -151,7 +151,9 @@ class Workspace:
             if path.is_symlink() and not path.exists():
                 return FileText(path, None, "a broken symbolic link or a symbolic link loop")
             if self._links_outside(path):
-                return FileText(path, None, "is a symbolic link to outside the workspace, never read")
+                return FileText(
+                    path, None, "is a symbolic link to outside the workspace, never read"
+                )
             st = path.stat()
         except OSError as exc:
             return FileText(path, None, f"cannot be read: {exc.strerror or exc}")

@@ -6,6 +6,8 @@ document costs nothing; duplicate keys survive as separate pairs for FM007.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from dataclasses import dataclass, field
 
 import yaml
@@ -39,12 +41,16 @@ class Frontmatter:
     error: YamlError | None = None
     line_offset: int = 1  # document line of the YAML text's first line
     comments: dict[int, str] = field(default_factory=dict)  # doc line -> trailing `#` comment
+    # Offset of each YAML text line: YAML also breaks lines at U+0085/U+2028/U+2029, which the
+    # document does not, so positions come from a mark's character index, not its line.
+    yaml_line_starts: list[int] = field(default_factory=lambda: [0])
 
     def node_range(self, node: yaml.Node) -> Range:
         return Range(self._pos(node.start_mark), self._pos(node.end_mark))
 
     def _pos(self, mark: yaml.Mark) -> Position:
-        return Position(mark.line + self.line_offset, mark.column)
+        line = bisect.bisect_right(self.yaml_line_starts, mark.index) - 1
+        return Position(line + self.line_offset, mark.index - self.yaml_line_starts[line])
 
     @property
     def mapping(self) -> yaml.MappingNode | None:
@@ -97,14 +103,18 @@ def parse_frontmatter(doc: TextDocument) -> Frontmatter:
         last = doc.line_count - 1
         return Frontmatter(present=True, closed=False, end_line=last, body_start_line=last + 1)
     fm = Frontmatter(present=True, closed=True, end_line=end, body_start_line=end + 1)
-    yaml_text = "\n".join(doc.line_text(i) for i in range(1, end))
+    yaml_lines = [doc.line_text(i) for i in range(1, end)]
+    yaml_text = "\n".join(yaml_lines)
+    fm.yaml_line_starts = list(
+        itertools.accumulate((len(t) + 1 for t in yaml_lines[:-1]), initial=0)
+    )
     fm.comments = _trailing_comments(doc, 1, end)
     if not yaml_text.strip():
         return fm
     try:
         fm.root = yaml.compose(yaml_text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
-        fm.error = _yaml_error(exc, doc, fm.line_offset)
+        fm.error = _yaml_error(exc, doc, fm)
     except yaml.YAMLError as exc:
         fm.error = YamlError(str(exc), Range.line_start(1))
     except RecursionError:
@@ -137,13 +147,14 @@ def _too_deep(root: yaml.Node) -> bool:
     return False
 
 
-def _yaml_error(exc: yaml.MarkedYAMLError, doc: TextDocument, offset: int) -> YamlError:
+def _yaml_error(exc: yaml.MarkedYAMLError, doc: TextDocument, fm: Frontmatter) -> YamlError:
     mark = exc.problem_mark or exc.context_mark
     problem = exc.problem or str(exc)
     if mark is None:
-        return YamlError(problem, Range.line_start(offset))
-    line = min(mark.line + offset, doc.line_count - 1)
-    col = min(mark.column, len(doc.line_text(line)))
+        return YamlError(problem, Range.line_start(fm.line_offset))
+    at = fm._pos(mark)
+    line = min(at.line, doc.line_count - 1)
+    col = min(at.character, len(doc.line_text(line)))
     rng = Range(Position(line, col), Position(line, min(col + 1, len(doc.line_text(line)))))
     message = problem
     if exc.context:

@@ -37,7 +37,7 @@ r.add_argument("--mode", choices=["fast", "slow"])
 p.parse_args()
 """
 
-ALPHABET = st.characters(blacklist_categories=("Cs",))
+ALPHABET = st.characters(blacklist_categories=["Cs"])
 SHORT_TEXT = st.text(ALPHABET, max_size=20)
 
 

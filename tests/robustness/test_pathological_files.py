@@ -155,7 +155,10 @@ def test_symlink_loops_end_with_a_clear_result(ws: Workspace) -> None:
     (folder / "references/b.md").symlink_to("a.md")
     (folder / "loop").symlink_to(".", target_is_directory=True)
     (folder / "scripts/looped.py").symlink_to("looped.py")
-    text = HEAD + "[s](references/self.md) [a](references/a.md)\n```bash\npython scripts/looped.py\n```\n"
+    text = (
+        HEAD
+        + "[s](references/self.md) [a](references/a.md)\n```bash\npython scripts/looped.py\n```\n"
+    )
     (folder / "SKILL.md").write_text(text, encoding="utf-8")
     started = time.perf_counter()
     findings = list(check_paths(ws, [ws.root]))
