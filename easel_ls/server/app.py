@@ -12,9 +12,12 @@ import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pygls.lsp.server import LanguageServer
+from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import JsonRPCNotification
 from pygls.uris import to_fs_path
 
 from easel_ls import __version__
@@ -37,6 +40,21 @@ class EaselProtocol(LanguageServerProtocol):
         super()._handle_notification(method_name, params)
         for key in set(self._request_futures) - before:
             self._request_futures[key].add_done_callback(self._forget(key))
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """A request whose params do not fit its LSP type gets an InvalidParams error response
+        (pygls 2.1 logs and drops it, leaving the editor waiting forever)."""
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            msg_id = data.get("id")
+            if "method" not in data or not isinstance(msg_id, (str, int)):
+                raise
+            error = exc.to_response_error()
+            error.message = f"{error.message}: cannot read the params of {data['method']!r}"
+            self._send_response(msg_id, error=error)
+            # Hand pygls something harmless to dispatch: an unknown notification is ignored.
+            return JsonRPCNotification(method="$/easel-ls/dropped", jsonrpc="2.0", params=None)
 
     def _forget(self, key: str | int) -> Callable[[object], None]:
         def forget(_future: object) -> None:
