@@ -127,6 +127,10 @@ class BackgroundIndex:
         return self.task
 
 
+# The longest stretch the background index runs without letting requests and edits through.
+INDEX_SLICE_S = 0.012
+
+
 async def index_workspace(ls: EaselServer) -> None:
     # Editors open their visible documents right after `initialized`: let those be checked
     # first, from their buffers, before the disk text of the same files is published.
@@ -139,27 +143,36 @@ async def index_workspace(ls: EaselServer) -> None:
                 check_and_publish(ls, uri)
         files = await _wanted_files(ls)
         total = len(files)
-        for start in range(0, total, BATCH_SIZE):
-            opened = open_uris(ls)
-            for path in files[start : start + BATCH_SIZE]:
-                if path in opened:
-                    continue  # open documents were checked first, from the buffer
-                uri = uri_of(path)
-                result = analyse(ls, uri)
-                if result is not None:
-                    _, lines, version, findings = result
-                    publish(ls, uri, path, lines, version, findings, quiet_when_clean=True)
-                release_parse(ls, path)
-            checked = min(total, start + BATCH_SIZE)
-            if token is not None:
-                percentage = checked * 100 // total if total else 100
+        loop = asyncio.get_running_loop()
+        opened = open_uris(ls)
+        last_yield = loop.time()
+        last_report = -1
+        for index, path in enumerate(files):
+            # Yield every few milliseconds, not every N files: a keystroke in an open document
+            # must never wait behind a long slice of the index.
+            if loop.time() - last_yield > INDEX_SLICE_S:
+                await asyncio.sleep(0)
+                last_yield = loop.time()
+                opened = open_uris(ls)
+            checked = index + 1
+            if path in opened:
+                continue  # open documents were checked first, from the buffer
+            uri = uri_of(path)
+            result = analyse(ls, uri)
+            if result is not None:
+                _, lines, version, findings = result
+                publish(ls, uri, path, lines, version, findings, quiet_when_clean=True)
+            release_parse(ls, path)
+            percentage = checked * 100 // total if total else 100
+            if token is not None and percentage != last_report:
+                last_report = percentage
                 ls.work_done_progress.report(
                     token,
                     lsp.WorkDoneProgressReport(
                         message=f"{checked}/{total} files", percentage=percentage
                     ),
                 )
-            await asyncio.sleep(0)
+        checked = total
         log.info("indexed %d files", total)
         _ask_pull_clients_to_refresh(ls)
     finally:
