@@ -58,7 +58,13 @@ class EaselProtocol(LanguageServerProtocol):
 
     def _forget(self, key: str | int) -> Callable[[object], None]:
         def forget(_future: object) -> None:
-            self._request_futures.pop(key, None)
+            # Deferred: pygls's shutdown iterates `_request_futures` while cancelling them.
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                self._request_futures.pop(key, None)
+                return
+            loop.call_soon(self._request_futures.pop, key, None)
 
         return forget
 

@@ -72,6 +72,10 @@ class CompletionItem:
 def complete(ws: Workspace, doc: TextDocument, pos: Position) -> list[CompletionItem]:
     """Completion items for the cursor; empty where easel-ls has nothing to offer."""
     found = cursor_context(ws, doc, pos)
+    token = getattr(found, "token", None)
+    if token is not None and token.range.start.line != token.range.end.line:
+        # A word continued over a `\` line break: LSP edits must stay on one line.
+        return []
     if isinstance(found, FrontmatterKey):
         return _frontmatter_keys(found)
     if isinstance(found, FrontmatterValue):

@@ -400,3 +400,12 @@ def test_any_text_at_any_position_never_raises(ws: Workspace, pieces: list[str],
                 assert item.range.start <= pos <= item.range.end
                 assert item.range.start.line == item.range.end.line == line
             hover(ws, doc, pos)
+
+
+def test_a_word_continued_over_a_line_break_gets_no_multi_line_edit(ws: Workspace) -> None:
+    doc = TextDocument(ws.root / SKILL_PATH, "layer:```bash\n\\\npython ```bash\n")
+    ws.set_overlay(doc)
+    for line in range(doc.line_count):
+        for character in range(len(doc.line_text(line)) + 1):
+            for item in complete(ws, doc, Position(line, character)):
+                assert item.range.start.line == item.range.end.line
