@@ -305,9 +305,19 @@ class ConfigResolver:
             raise ConfigError(f"{explicit}: no [tool.easel-ls] section")
         self._stop_at = stop_at
         self._by_dir: dict[Path, Settings] = {}
+        self._by_path: dict[Path, Settings] = {}  # memo: a stat per file adds up on big trees
         self.loaded: dict[Path, Settings] = {}
 
     def for_path(self, path: Path) -> Settings:
+        memo = self._by_path.get(path)
+        if memo is not None:
+            return memo
+        settings = self._resolve(path)
+        if len(self._by_path) < 200_000:
+            self._by_path[path] = settings
+        return settings
+
+    def _resolve(self, path: Path) -> Settings:
         if self._explicit is not None:
             settings = self._explicit
         else:
@@ -336,5 +346,6 @@ class ConfigResolver:
         return settings
 
     def invalidate(self) -> None:
+        self._by_path.clear()
         self._by_dir.clear()
         self.loaded.clear()

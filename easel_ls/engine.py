@@ -304,14 +304,22 @@ def check_paths(
         if kind is FileKind.OTHER and not (explicit and path.resolve() in explicit):
             continue
         todo.append((path, kind))
-    workers = _worker_count(jobs, len(todo))
+    # Cache hits first: only the misses decide whether worker processes are worth starting.
+    misses: list[tuple[Path, FileKind]] = []
+    for path, kind in todo:
+        hit = cache.lookup(path) if cache is not None and kind in CACHEABLE else None
+        if hit is None:
+            misses.append((path, kind))
+        else:
+            yield from hit
+    workers = _worker_count(jobs, len(misses))
     if workers > 1:
-        yield from _check_parallel(workspace, todo, workers, progress, cache)
+        yield from _check_parallel(workspace, misses, workers, progress, cache)
         return
-    for i, (path, kind) in enumerate(todo):
+    for i, (path, kind) in enumerate(misses):
         if progress is not None:
             progress(i, path)
-        yield from check_path(workspace, path, cache=cache, kind=kind)
+        yield from check_path(workspace, path, cache=cache, kind=kind, looked_up=True)
         workspace.release(path)
 
 
@@ -329,20 +337,13 @@ def _worker_count(jobs: int | None, files: int) -> int:
 
 def _check_parallel(
     workspace: Workspace,
-    todo: list[tuple[Path, FileKind]],
+    misses: list[tuple[Path, FileKind]],
     workers: int,
     progress: Callable[[int, Path], None] | None,
     cache: CheckCache | None,
 ) -> Iterator[Finding]:
     from concurrent.futures import ProcessPoolExecutor
 
-    misses: list[tuple[Path, FileKind]] = []
-    for path, kind in todo:
-        hit = cache.lookup(path) if cache is not None and kind in CACHEABLE else None
-        if hit is None:
-            misses.append((path, kind))
-        else:
-            yield from hit
     # Chunks follow folder order, so a worker sees a skill's files (and its scripts) together.
     size = max(20, len(misses) // (workers * 8) + 1)
     chunks = [misses[i : i + size] for i in range(0, len(misses), size)]
@@ -411,12 +412,13 @@ def check_path(
     *,
     cache: CheckCache | None = None,
     kind: FileKind | None = None,
+    looked_up: bool = False,
 ) -> list[Finding]:
     if cache is not None and kind is None:
         kind = classify(workspace, path)[0]
     cacheable = cache is not None and kind in CACHEABLE
     if cacheable and cache is not None:
-        hit = cache.lookup(path)
+        hit = None if looked_up else cache.lookup(path)
         if hit is not None:
             return hit
         workspace.begin_recording()
