@@ -92,7 +92,10 @@ def _script_candidates(ctx: Context, suffix: str) -> list[str]:
     return found
 
 
-def _replace_script_fixes(ctx: Context, inv: Invocation, wanted: str) -> list[Fix]:
+def _replace_script_fixes(
+    ctx: Context, inv: Invocation, wanted: str
+) -> tuple[list[Fix], list[str]]:
+    """Fixes that swap in the closest existing scripts, and those scripts' paths."""
     suffix = Path(wanted).suffix
     pool = _script_candidates(ctx, suffix)
     by_name = {Path(p).name: p for p in pool}
@@ -103,18 +106,15 @@ def _replace_script_fixes(ctx: Context, inv: Invocation, wanted: str) -> list[Fi
         if path not in seen:
             seen.append(path)
     fixes = []
+    paths = []
     for path in seen[:3]:
         new_text = _rewrite_path(inv.script.raw, inv.script_path, path, ctx, inv)
         if new_text is None:
             continue
-        fixes.append(
-            Fix(
-                f"Use `{path}`",
-                Applicability.UNSAFE,
-                (TextEdit(ctx.path, inv.script.range, new_text),),
-            )
-        )
-    return fixes
+        paths.append(path)
+        edit = TextEdit(ctx.path, inv.script.range, new_text)
+        fixes.append(Fix(f"Use `{path}`", Applicability.UNSAFE, (edit,)))
+    return fixes, paths
 
 
 def _rewrite_path(
@@ -159,13 +159,13 @@ def command_targets(ctx: Context) -> None:
             continue
         shown = ctx.workspace.rel(resolved.path)
         if inv.kind == "python":
-            fixes = _replace_script_fixes(ctx, inv, shown)
+            fixes, candidates = _replace_script_fixes(ctx, inv, shown)
             ctx.report(
                 "CM001",
                 inv.script.range,
                 f"script `{shown}` does not exist",
                 fixes=fixes,
-                help=did_you_mean([f.title[5:-1] for f in fixes[:1]]),
+                help=did_you_mean(candidates[:1]),
             )
         else:
             ctx.report("CM011", inv.script.range, f"shell script `{shown}` does not exist")

@@ -14,12 +14,12 @@ from easel_ls.workspace import SKILL_FILE
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _PLACEHOLDER = re.compile(r"<[^>]*>|\{[^}]*\}|\$\{?\w+|\.\.\.|…|主题名")
-_GLOB = re.compile(r"[*?\[\]]")
+GLOB = re.compile(r"[*?\[\]]")
 # `references/x.md`, `scripts/a.py`, `skills/…` written in prose or a code span.
-_MENTION = re.compile(
+MENTION = re.compile(
     r"(?<![\w./\-])((?:references|scripts|skills)/[^\s`'\"()<>{}\[\]，。；：、！？（）《》「」]*)"
 )
-_TRAILING = ".,;:!?)'\"，。；：、！？）"
+TRAILING_PUNCTUATION = ".,;:!?)'\"，。；：、！？）"
 
 
 def is_placeholder(text: str) -> bool:
@@ -44,7 +44,7 @@ def escapes(root: Path, target: Path) -> bool:
     return False
 
 
-def _link_target_path(target: str) -> str | None:
+def link_target_path(target: str) -> str | None:
     """The file part of a relative link, or None for URLs, anchors, mail and placeholders."""
     if not target or target.startswith("#") or _SCHEME.match(target) or target.startswith("//"):
         return None
@@ -94,7 +94,7 @@ def links(ctx: Context) -> None:
     root = ctx.root
     base = ctx.path.parent
     for link in ctx.markdown.links:
-        rel = _link_target_path(link.target)
+        rel = link_target_path(link.target)
         if rel is None:
             continue
         target = Path(rel) if os.path.isabs(rel) else base / rel
@@ -154,9 +154,9 @@ def mentioned_paths(ctx: Context) -> None:
     for text, rng in pieces:
         if "/" not in text:
             continue
-        for m in _MENTION.finditer(text):
-            raw = m.group(1).rstrip(_TRAILING)
-            if not raw or _GLOB.search(raw) or is_placeholder(raw) or raw.endswith("/."):
+        for m in MENTION.finditer(text):
+            raw = m.group(1).rstrip(TRAILING_PUNCTUATION)
+            if not raw or GLOB.search(raw) or is_placeholder(raw) or raw.endswith("/."):
                 continue
             path_text = raw.rstrip("/")
             if path_text in ("references", "scripts", "skills"):

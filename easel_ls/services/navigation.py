@@ -85,11 +85,11 @@ def definition(ws: Workspace, doc: TextDocument, position: Position) -> list[Def
 
 
 def _link_targets(ctx: Context) -> list[FileLink]:
-    from easel_ls.rules.resources import _link_target_path, escapes
+    from easel_ls.rules.resources import escapes, link_target_path
 
     found = []
     for link in ctx.markdown.links:
-        rel = _link_target_path(link.target)
+        rel = link_target_path(link.target)
         if rel is None:
             continue
         target = Path(os.path.normpath(Path(rel) if os.path.isabs(rel) else ctx.path.parent / rel))
@@ -100,7 +100,13 @@ def _link_targets(ctx: Context) -> list[FileLink]:
 
 def _mentioned_files(ctx: Context) -> list[FileLink]:
     """`references/x.md`-style paths in prose and code spans (not commands), as RS002 reads them."""
-    from easel_ls.rules.resources import _GLOB, _MENTION, _TRAILING, escapes, is_placeholder
+    from easel_ls.rules.resources import (
+        GLOB,
+        MENTION,
+        TRAILING_PUNCTUATION,
+        escapes,
+        is_placeholder,
+    )
 
     if ctx.skill is None:
         return []
@@ -110,9 +116,9 @@ def _mentioned_files(ctx: Context) -> list[FileLink]:
     for text, rng in pieces:
         if "/" not in text:
             continue
-        for match in _MENTION.finditer(text):
-            raw = match.group(1).rstrip(_TRAILING)
-            if not raw or _GLOB.search(raw) or is_placeholder(raw):
+        for match in MENTION.finditer(text):
+            raw = match.group(1).rstrip(TRAILING_PUNCTUATION)
+            if not raw or GLOB.search(raw) or is_placeholder(raw):
                 continue
             base = ctx.root if raw.startswith("skills/") else ctx.skill.folder
             target = Path(os.path.normpath(base / raw.rstrip("/")))
