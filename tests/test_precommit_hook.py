@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from e2e.e2e_tools import copy_fixture_workspace
 
 REPO = Path(__file__).resolve().parent.parent
-FIXTURE_WORKSPACE = REPO / "tests" / "e2e" / "fixtures" / "ws"
 SKILL = Path("skills/openclaw/card-maker/SKILL.md")
 # What pip needs to build the project as the hook's environment.
 PROJECT_FILES = ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml")
@@ -54,7 +54,7 @@ def skills_repo(tmp_path: Path, hook_repo: tuple[Path, str]) -> Path:
     """A repository of skills whose card-maker SKILL.md calls `check --sise` (the script
     defines `--size`), configured to run the easel-ls hook for the commands rules only."""
     repo = tmp_path / "skills-repo"
-    shutil.copytree(FIXTURE_WORKSPACE, repo)
+    copy_fixture_workspace(repo)
     hook_path, rev = hook_repo
     (repo / ".pre-commit-config.yaml").write_text(
         "repos:\n"

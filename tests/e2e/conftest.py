@@ -3,31 +3,18 @@ easel-ls executable the editors should start."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
-from e2e_tools import FIXTURE_WORKSPACE, REPO
-
-REPO_SCRIPTS = (
-    "skills/shared/scripts/content_guard.py",
-    "skills/shared/scripts/manifest.py",
-    "skills/shared/scripts/output_paths.py",
-    "skills/openclaw/card-maker/scripts/render_cards.py",
-)
+from e2e_tools import copy_fixture_workspace
 
 
 @pytest.fixture()
 def workspace(tmp_path: Path) -> Path:
     """A private copy of the fixture workspace: the tests edit files in it. The real scripts
     (the shared modules and the card renderer) come from the repo, not a committed copy."""
-    target = tmp_path / "ws"
-    shutil.copytree(FIXTURE_WORKSPACE, target)
-    for rel in REPO_SCRIPTS:
-        (target / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPO / rel, target / rel)
-    return target
+    return copy_fixture_workspace(tmp_path / "ws")
 
 
 @pytest.fixture()

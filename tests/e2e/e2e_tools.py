@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -34,3 +35,21 @@ def skip_missing(tool: str) -> None:
     # Printed as well, so the reason shows in CI logs even without -rs.
     print(f"SKIP: {reason}", file=sys.stderr)
     pytest.skip(reason)
+
+
+# The real scripts the fixture workspace calls come from the repo, not from committed copies.
+REPO_SCRIPTS = (
+    "skills/shared/scripts/content_guard.py",
+    "skills/shared/scripts/manifest.py",
+    "skills/shared/scripts/output_paths.py",
+    "skills/openclaw/card-maker/scripts/render_cards.py",
+)
+
+
+def copy_fixture_workspace(target: Path) -> Path:
+    """A private copy of the fixture workspace, with the repo's real scripts in place."""
+    shutil.copytree(FIXTURE_WORKSPACE, target)
+    for rel in REPO_SCRIPTS:
+        (target / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / rel, target / rel)
+    return target
