@@ -129,6 +129,10 @@ class BackgroundIndex:
 
 # The longest stretch the background index runs without letting requests and edits through.
 INDEX_SLICE_S = 0.012
+# Large workspaces are indexed in a worker process (keystrokes never wait behind the index);
+# small ones in-process, where starting a worker would cost more than the whole index.
+WORKER_INDEX_MIN_FILES = 400
+WORKER_CHUNK = 64
 
 
 async def index_workspace(ls: EaselServer) -> None:
@@ -143,35 +147,11 @@ async def index_workspace(ls: EaselServer) -> None:
                 check_and_publish(ls, uri)
         files = await _wanted_files(ls)
         total = len(files)
-        loop = asyncio.get_running_loop()
-        opened = open_uris(ls)
-        last_yield = loop.time()
-        last_report = -1
-        for index, path in enumerate(files):
-            # Yield every few milliseconds, not every N files: a keystroke in an open document
-            # must never wait behind a long slice of the index.
-            if loop.time() - last_yield > INDEX_SLICE_S:
-                await asyncio.sleep(0)
-                last_yield = loop.time()
-                opened = open_uris(ls)
-            checked = index + 1
-            if path in opened:
-                continue  # open documents were checked first, from the buffer
-            uri = uri_of(path)
-            result = analyse(ls, uri)
-            if result is not None:
-                _, lines, version, findings = result
-                publish(ls, uri, path, lines, version, findings, quiet_when_clean=True)
-            release_parse(ls, path)
-            percentage = checked * 100 // total if total else 100
-            if token is not None and percentage != last_report:
-                last_report = percentage
-                ls.work_done_progress.report(
-                    token,
-                    lsp.WorkDoneProgressReport(
-                        message=f"{checked}/{total} files", percentage=percentage
-                    ),
-                )
+        progress = _Progress(ls, token, total)
+        if total >= WORKER_INDEX_MIN_FILES:
+            checked = await _index_in_worker(ls, files, progress)
+        if checked < total:
+            await _index_in_process(ls, files[checked:], progress, checked)
         checked = total
         log.info("indexed %d files", total)
         _ask_pull_clients_to_refresh(ls)
@@ -180,6 +160,95 @@ async def index_workspace(ls: EaselServer) -> None:
             ls.work_done_progress.end(
                 token, lsp.WorkDoneProgressEnd(message=f"{checked} files checked")
             )
+
+
+class _Progress:
+    def __init__(self, ls: EaselServer, token: str | None, total: int) -> None:
+        self.ls, self.token, self.total, self.last = ls, token, total, -1
+
+    def report(self, checked: int) -> None:
+        percentage = checked * 100 // self.total if self.total else 100
+        if self.token is not None and percentage != self.last:
+            self.last = percentage
+            self.ls.work_done_progress.report(
+                self.token,
+                lsp.WorkDoneProgressReport(
+                    message=f"{checked}/{self.total} files", percentage=percentage
+                ),
+            )
+
+
+async def _index_in_process(
+    ls: EaselServer, files: list[Path], progress: _Progress, done: int
+) -> None:
+    loop = asyncio.get_running_loop()
+    opened = open_uris(ls)
+    last_yield = loop.time()
+    for index, path in enumerate(files, start=done + 1):
+        # Yield every few milliseconds, not every N files: a keystroke in an open document
+        # must never wait behind a long slice of the index.
+        if loop.time() - last_yield > INDEX_SLICE_S:
+            await asyncio.sleep(0)
+            last_yield = loop.time()
+            opened = open_uris(ls)
+        if path not in opened:  # open documents were checked first, from the buffer
+            uri = uri_of(path)
+            result = analyse(ls, uri)
+            if result is not None:
+                _, lines, version, findings = result
+                publish(ls, uri, path, lines, version, findings, quiet_when_clean=True)
+            release_parse(ls, path)
+        progress.report(index)
+
+
+async def _index_in_worker(ls: EaselServer, files: list[Path], progress: _Progress) -> int:
+    """Check closed files in a worker process, so the event loop (and every keystroke) never
+    waits for the index; returns how many files were handled (the rest fall back in-process)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from easel_ls.engine import _check_chunk
+
+    loop = asyncio.get_running_loop()
+    done = 0
+    # spawn, not fork: the server runs threads, and a forked child would inherit their locks.
+    context = multiprocessing.get_context("spawn")
+    try:
+        with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+            for start in range(0, len(files), WORKER_CHUNK):
+                chunk = files[start : start + WORKER_CHUNK]
+                by_root: dict[Path, list[tuple[Path, FileKind]]] = {}
+                for path in chunk:
+                    ws = ls.workspace_for(path)
+                    by_root.setdefault(ws.root, []).append((path, classify(ws, path)[0]))
+                for root, items in by_root.items():
+                    ws = ls.roots.get(root) or ls.workspace_for(items[0][0])
+                    spec = (ws.root, ws.config.init_args)
+                    results = await loop.run_in_executor(pool, _check_chunk, spec, items)
+                    _publish_index_results(ls, ws, results)
+                done += len(chunk)
+                progress.report(done)
+    except Exception:
+        log.warning("index worker unavailable; indexing in the server process", exc_info=True)
+    return done
+
+
+def _publish_index_results(
+    ls: EaselServer,
+    ws: Workspace,
+    results: list[tuple[Path, FileKind, set[Path], list[Finding]]],
+) -> None:
+    opened = open_uris(ls)
+    for path, _kind, deps, findings in results:
+        for dep in deps:
+            ws.note_dependency(dep, path)  # watched-file changes re-check this file
+        if path in opened:
+            continue  # the buffer, not the disk text, is what the editor shows
+        uri = uri_of(path)
+        doc = ws.read(path).doc if findings else None
+        lines = doc.lines if doc is not None else []
+        publish(ls, uri, path, lines, None, findings, quiet_when_clean=True)
+        release_parse(ls, path)
 
 
 def release_parse(ls: EaselServer, path: Path) -> None:
