@@ -1,11 +1,12 @@
-"""A full LSP session never imports or runs workspace code: every request type the server
-advertises (discovered from its initialize result, so new features are covered as they land),
-on every file, plus every code action and every command, leaves no sentinel behind."""
+"""Analysis is static: neither `easel-ls --check` (every format, every fix) nor a full LSP session
+with every request type the server advertises ever imports or runs workspace code."""
 
 from __future__ import annotations
 
 import ast
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -285,3 +286,28 @@ def test_any_process_easel_ls_starts_has_no_shell_a_timeout_and_an_argument_list
         assert shell is None or (isinstance(shell, ast.Constant) and shell.value is False), label
         assert "timeout" in keywords or name.endswith("Popen"), label
         assert call.args and isinstance(call.args[0], (ast.List, ast.Tuple, ast.Name)), label
+
+
+def test_check_and_fix_never_run_workspace_code(tmp_path: Path) -> None:
+    sentinels = tmp_path / "sentinels"
+    sentinels.mkdir()
+    root = tmp_path / "ws"
+    build_trap(root, sentinels)
+    for args in (
+        ["--output-format", "full"],
+        ["--output-format", "json"],
+        ["--output-format", "sarif"],
+        ["--fix", "--unsafe-fixes"],
+    ):
+        result = subprocess.run(
+            [sys.executable, "-m", "easel_ls", "--check", "--no-cache", *args],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert "Traceback" not in result.stderr, result.stderr
+        if "--fix" not in args:
+            assert result.returncode == 1
+            assert "CM002" in result.stdout  # the scripts were analysed, statically
+    assert sorted(p.name for p in sentinels.iterdir()) == []
