@@ -1,21 +1,20 @@
 """Markdown structure of a document body: headings, fences, code spans, links, comments, prose.
 
-markdown-it-py (CommonMark + tables) decides *what* the structure is; it only reports block line
-ranges, so every column is recovered here from the source lines. Inline content is mapped back to
-the document character by character, which keeps ranges exact inside list items, blockquotes,
-table cells, and after CJK or emoji text.
+pulldown-cmark (through pyromark; CommonMark + tables) decides *what* the structure is and gives
+every event its UTF-8 byte range in the source, so positions come straight from the parser:
+inside list items, blockquotes and table cells alike, and after CJK or emoji text. Only a link's
+destination is located by scanning, inside the source range the parser gave the link.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from markdown_it import MarkdownIt
-from markdown_it.common.utils import normalizeReference, unescapeAll
-from markdown_it.token import Token
+import pyromark
 
 from easel_ls.findings import Position, Range
 from easel_ls.model.text import TextDocument
@@ -31,7 +30,7 @@ class Heading:
 @dataclass
 class Fence:
     info: str  # first word of the info string, lowercased ("bash", "" ...)
-    content: str  # the code inside, as markdown-it gives it
+    content: str  # the code inside, container prefixes and indentation removed
     # For each content line: (document line, start column in the document, the line's text from
     # that column on). Container prefixes (`> `, list indentation) are already stripped.
     content_lines: list[tuple[int, int, str]]
@@ -78,106 +77,425 @@ class MarkdownModel:
     text_runs: list[TextRun] = field(default_factory=list)
 
 
-_PARSER = MarkdownIt("commonmark", {"html": True}).enable("table")
+_PARSER = pyromark.Markdown(options=pyromark.Options.ENABLE_TABLES)
 
 _COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
-# Characters that may sit between two inline tokens in the source without being text themselves.
-_MARKUP_GAP = re.compile(r"[*_~\\\[\]!\s]*")
-_DOCUMENT_START = Position(0, 0)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_WHITESPACE = re.compile(r"\s+")
+_REFERENCE_LINKS = frozenset({"Reference", "Collapsed", "Shortcut"})
 
 
 def parse_markdown(doc: TextDocument, body_start_line: int = 0) -> MarkdownModel:
     """Parse the body (from ``body_start_line``) and report positions in the whole document."""
     lines = doc.lines
-    if "\x00" in doc.text:
-        # markdown-it reads NUL as U+FFFD; align against the same characters (columns unchanged).
-        lines = [line.replace("\x00", "\ufffd") for line in lines]
     first = max(0, min(body_start_line, len(lines)))
-    env: dict[str, Any] = {}
-    tokens = _PARSER.parse("\n".join(lines[first:]), env)
-    builder = _Builder(lines, first, env.get("references") or {})
-    builder.walk(tokens)
+    body = "\n".join(lines[first:])
+    if "\x00" in body:
+        # CommonMark reads NUL as U+FFFD; doing it first keeps NUL out of every text (paths
+        # included) and every column unchanged.
+        body = body.replace("\x00", "\ufffd")
+    if not body.isascii() and _LONE_SURROGATE.search(body):
+        # The parser takes valid Unicode only; U+FFFD keeps every column (one code point each).
+        body = _LONE_SURROGATE.sub("\ufffd", body)
+    source = _Source(body, first)
+    builder = _Builder(source)
+    builder.walk(_PARSER.events_with_range(body))
     return builder.model
 
 
 class _Source:
-    """Text of a block (inline content, html block ...) with the document position of each char."""
+    """The parsed body as UTF-8, with byte offsets mapped to document positions."""
 
-    def __init__(
-        self,
-        text: str,
-        cells: list[tuple[int, int]],
-        lines: Sequence[str],
-        origin: Position = _DOCUMENT_START,
-    ) -> None:
-        self.text = text
-        self._cells = cells
-        self._lines = lines
-        self._origin = origin  # where empty text sits
+    def __init__(self, body: str, first_line: int) -> None:
+        self.body = body
+        self.data = body.encode("utf-8")
+        self.first_line = first_line
+        self._ascii = len(self.data) == len(body)
+        starts = [0]
+        find = self.data.find
+        i = find(b"\n")
+        while i != -1:
+            starts.append(i + 1)
+            i = find(b"\n", i + 1)
+        self._starts = starts
 
-    def _line_length(self, line: int) -> int:
-        return len(self._lines[line]) if 0 <= line < len(self._lines) else 0
-
-    def start(self, index: int) -> Position:
-        if not self._cells:
-            return self._origin
-        line, col = self._cells[max(0, min(index, len(self._cells) - 1))]
-        if index >= len(self._cells):
-            col += 1
-        return Position(line, max(0, min(col, self._line_length(line))))
-
-    def end(self, index: int) -> Position:
-        """Position just after char ``index - 1``."""
-        if index <= 0:
-            return self.start(0)
-        line, col = self._cells[min(index, len(self._cells)) - 1]
-        return Position(line, max(0, min(col + 1, self._line_length(line))))
+    def position(self, offset: int) -> Position:
+        line = bisect_right(self._starts, offset) - 1
+        start = self._starts[line]
+        if self._ascii:
+            column = offset - start
+        else:
+            column = len(self.data[start:offset].decode("utf-8", "ignore"))
+        return Position(self.first_line + line, column)
 
     def range(self, start: int, end: int) -> Range:
-        if end <= start:
-            return Range(self.start(start), self.start(start))
-        return Range(self.start(start), self.end(end))
+        return Range(self.position(start), self.position(max(start, end)))
 
-    def segments(self, start: int, end: int) -> tuple[tuple[int, int, str], ...]:
-        """Split ``text[start:end]`` at line breaks into (line, column, text) pieces."""
-        pieces: list[tuple[int, int, str]] = []
-        piece_start = start
-        for i in range(start, end + 1):
-            if i == end or self.text[i] == "\n":
-                where = self.start(piece_start)
-                pieces.append((where.line, where.character, self.text[piece_start:i]))
-                piece_start = i + 1
-        return tuple(pieces)
+    def text(self, start: int, end: int) -> str:
+        return self.data[start:end].decode("utf-8", "ignore")
 
+    def line_bounds(self, offset: int) -> tuple[int, int]:
+        """Byte offsets of the start and end (before the break) of the line holding ``offset``."""
+        line = bisect_right(self._starts, offset) - 1
+        end = self._starts[line + 1] - 1 if line + 1 < len(self._starts) else len(self.data)
+        return self._starts[line], end
 
-def _align_lines(text: str, first_line: int, lines: Sequence[str]) -> list[tuple[int, int]]:
-    """Map each char of ``text`` (lines of a block with prefixes stripped) to document cells."""
-    cells: list[tuple[int, int]] = []
-    for i, piece in enumerate(text.split("\n")):
-        line = first_line + i
-        source = lines[line] if 0 <= line < len(lines) else ""
-        base = _piece_column(piece, source)
-        cells.extend((line, max(0, base + k)) for k in range(len(piece)))
-        cells.append((line, len(source)))  # the line break
-    cells.pop()
-    return cells
+    def line_end(self, offset: int) -> int:
+        return self.line_bounds(offset)[1]
 
 
-def _piece_column(piece: str, source: str) -> int:
-    """Column in ``source`` where ``piece`` (a suffix of it, modulo trimming) begins."""
-    core = piece.lstrip(" \t")
-    lead = len(piece) - len(core)
-    if not core:
-        return len(source) - len(piece)
-    if source.endswith(core):
-        return len(source) - len(core) - lead
-    trimmed = source.rstrip()
-    if trimmed.endswith(core):
-        return len(trimmed) - len(core) - lead
-    found = source.rfind(core)  # an ATX heading's closing `##` follows its text
-    if found >= 0:
-        return found - lead
-    return max(0, len(source) - len(piece))
+@dataclass
+class _OpenLink:
+    start: int  # byte range of the whole link, as the parser reports it
+    end: int
+    data: dict[str, Any]
+    is_image: bool
+    text_parts: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _OpenFence:
+    start: int
+    end: int
+    info: str
+    pieces: list[tuple[str, int, int]] = field(default_factory=list)  # (text, start, end)
+
+
+@dataclass
+class _OpenHeading:
+    level: int
+    start: int
+    end: int
+    content_start: int = -1
+    content_end: int = -1
+
+
+class _Builder:
+    def __init__(self, source: _Source) -> None:
+        self.source = source
+        self.model = MarkdownModel()
+        self._links: list[_OpenLink] = []
+        self._fence: _OpenFence | None = None
+        self._heading: _OpenHeading | None = None
+        self._html: list[tuple[str, int]] | None = None  # an HTML block's pieces
+        self._run: tuple[int, int] | None = None  # byte range of the prose run being built
+        self._definitions: dict[str, tuple[str, Range] | None] | None = None
+
+    def walk(self, events: Iterable[tuple[Any, Any]]) -> None:
+        for event, span in events:
+            if type(event) is str:  # SoftBreak, HardBreak, Rule
+                if self._run is not None:
+                    self._end_run()
+                continue
+            ((kind, value),) = event.items()
+            if kind == "Text":
+                self._text(value, span["start"], span["end"])
+                continue
+            if self._run is not None:
+                self._end_run()
+            start, end = span["start"], span["end"]
+            if kind == "Start":
+                self._start(value, start, end)
+            elif kind == "End":
+                self._end(value)
+            elif kind == "Code":
+                if self._links:
+                    self._links[-1].text_parts.append(value)
+                self._mark_heading_content(start, end)
+                self._code_span(value, start, end)
+            elif kind == "Html":
+                if self._html is not None:
+                    self._html.append((value, start))
+            elif kind == "InlineHtml":
+                self._mark_heading_content(start, end)
+                self._inline_html(start, end)
+            else:
+                self._mark_heading_content(start, end)
+        self._end_run()
+        self._close_fence()  # the parser always closes blocks; this only guards against a miss
+
+    # Blocks
+
+    def _start(self, tag: Any, start: int, end: int) -> None:
+        if type(tag) is str:
+            if tag == "HtmlBlock":
+                self._html = []
+            return
+        kind, value = next(iter(tag.items()))
+        if kind == "CodeBlock":
+            if isinstance(value, dict):  # fenced; indented code blocks are not fences
+                self._fence = _OpenFence(start, end, str(value.get("Fenced", "")))
+        elif kind == "Heading":
+            level = str(value.get("level", "H1"))[1:]
+            self._heading = _OpenHeading(int(level) if level.isdigit() else 1, start, end)
+        elif kind in ("Link", "Image"):
+            self._mark_heading_content(start, end)
+            self._links.append(_OpenLink(start, end, value, kind == "Image"))
+
+    def _end(self, tag: Any) -> None:
+        if type(tag) is str:
+            if tag == "CodeBlock":
+                self._close_fence()
+            elif tag == "HtmlBlock":
+                self._close_html_block()
+            elif tag in ("Link", "Image"):
+                self._close_link()
+            return
+        kind = next(iter(tag))
+        if kind == "Heading":
+            self._close_heading()
+
+    def _close_fence(self) -> None:
+        fence, self._fence = self._fence, None
+        if fence is None:
+            return
+        src = self.source
+        content = "".join(text for text, _, _ in fence.pieces)
+        lines: dict[int, tuple[int, int, str]] = {}
+        for text, start, _ in fence.pieces:
+            for line, column, line_text in self._piece_lines(text, start):
+                lines.setdefault(line, (line, column, line_text[column:]))
+        content_lines = [lines[line] for line in sorted(lines)]
+        while content_lines and not content_lines[-1][2].strip():
+            content_lines.pop()  # blank lines closing an unterminated fence
+        info = fence.info.strip().split()
+        last = src.position(src.line_end(max(fence.start, fence.end - 1)))
+        self.model.fences.append(
+            Fence(
+                info=info[0].lower() if info else "",
+                content=content,
+                content_lines=content_lines,
+                range=Range(src.position(fence.start), last),
+            )
+        )
+
+    def _piece_lines(self, text: str, start: int) -> Iterator[tuple[int, int, str]]:
+        """(line, column, source line) for each line a piece of fence content starts."""
+        src = self.source
+        pieces = text.split("\n")
+        if len(pieces) > 1 and not pieces[-1]:
+            pieces.pop()  # the piece's own line break
+        line_start, line_end = src.line_bounds(start)
+        where = src.position(start)
+        yield where.line, where.character, src.text(line_start, line_end)
+        for piece in pieces[1:]:
+            # A piece spanning lines (no container prefix in between): each later line ends
+            # with its part of the piece.
+            if line_end + 1 > len(src.data):
+                return
+            line_start, line_end = src.line_bounds(line_end + 1)
+            line_text = src.text(line_start, line_end)
+            yield src.position(line_start).line, max(0, len(line_text) - len(piece)), line_text
+
+    def _close_heading(self) -> None:
+        heading, self._heading = self._heading, None
+        if heading is None:
+            return
+        src = self.source
+        if heading.content_start < 0:
+            # An empty heading: its (empty) text sits after the marker.
+            line_start, line_end = src.line_bounds(heading.start)
+            text = src.text(line_start, line_end).rstrip()
+            at = src.position(line_start)
+            where = Position(at.line, len(text))
+            self.model.headings.append(Heading(heading.level, "", Range(where, where)))
+            return
+        text = src.text(heading.content_start, heading.content_end)
+        self.model.headings.append(
+            Heading(heading.level, text, src.range(heading.content_start, heading.content_end))
+        )
+
+    def _mark_heading_content(self, start: int, end: int) -> None:
+        heading = self._heading
+        if heading is None:
+            return
+        if heading.content_start < 0:
+            heading.content_start = start
+        heading.content_end = max(heading.content_end, end)
+
+    def _close_html_block(self) -> None:
+        pieces, self._html = self._html, None
+        if not pieces:
+            return
+        # Each piece is one line of the block with container prefixes removed; join them and
+        # keep, for every character, its byte offset in the source.
+        offsets: list[int] = []
+        for text, start in pieces:
+            line_end = self.source.line_end(start)
+            offsets.extend(min(at, line_end) for at in _char_offsets(text, start))
+        self._comments("".join(text for text, _ in pieces), offsets)
+
+    def _inline_html(self, start: int, end: int) -> None:
+        text = self.source.text(start, end)
+        self._comments(text, list(_char_offsets(text, start)))
+
+    def _comments(self, text: str, offsets: list[int]) -> None:
+        if "<!--" not in text:
+            return
+        # Past the last `-->` nothing can match: bounding there keeps a run of unclosed `<!--`
+        # linear instead of quadratic.
+        last_close = text.rfind("-->")
+        if last_close < 0:
+            return
+        for match in _COMMENT.finditer(text, 0, last_close + 3):
+            begin = offsets[match.start()]
+            finish = offsets[match.end() - 1] + 1
+            where = self.source.range(begin, finish)
+            self.model.comments.append(HtmlComment(match.group(1).strip(), where, where.start.line))
+
+    # Inline content
+
+    def _text(self, text: str, start: int, end: int) -> None:
+        if self._fence is not None:
+            self._fence.pieces.append((text, start, end))
+            return
+        if self._html is not None:
+            return
+        self._mark_heading_content(start, end)
+        if self._links:
+            self._links[-1].text_parts.append(text)
+            return
+        encoded = text.encode("utf-8")
+        raw = self.source.data[start:end]
+        if raw != encoded:
+            # An escape or entity: only the literal tail is prose at a known place.
+            if not raw.endswith(encoded) or not encoded:
+                self._end_run()
+                return
+            self._end_run()
+            start = end - len(encoded)
+        if self._run is not None and self._run[1] == start:
+            self._run = (self._run[0], end)
+        else:
+            self._end_run()
+            self._run = (start, end)
+
+    def _end_run(self) -> None:
+        run, self._run = self._run, None
+        if run is None:
+            return
+        text = self.source.text(*run)
+        if text.strip():
+            self.model.text_runs.append(TextRun(text, self.source.range(*run)))
+
+    def _code_span(self, text: str, start: int, end: int) -> None:
+        if self._fence is not None:
+            return
+        src = self.source
+        raw = src.text(start, end)
+        ticks = len(raw) - len(raw.lstrip("`"))
+        closing = len(raw) - len(raw.rstrip("`"))
+        if ticks == 0 or closing == 0 or ticks + closing > len(raw):
+            return
+        inner_start = start + ticks
+        inner_end = end - closing
+        inner = raw[ticks : len(raw) - closing]
+        # CommonMark strips one padding space from each side when both are there.
+        if len(inner) > 2 and inner[0] in " \n" and inner[-1] in " \n" and inner.strip(" \n"):
+            inner_start += 1
+            inner_end -= 1
+        segments = tuple(self._segments(inner_start, inner_end))
+        self.model.code_spans.append(CodeSpan(text, src.range(inner_start, inner_end), segments))
+
+    def _segments(self, start: int, end: int) -> Iterator[tuple[int, int, str]]:
+        """(line, column, text) pieces of the source between two byte offsets, one per line;
+        container prefixes and indentation of continuation lines are left out."""
+        src = self.source
+        at = start
+        first = True
+        while True:
+            line_end = src.line_end(at)
+            piece_end = min(end, line_end)
+            piece = src.text(at, piece_end)
+            if not first:
+                stripped = _strip_container_prefix(piece)
+                at += len(piece.encode("utf-8")) - len(stripped.encode("utf-8"))
+                piece = stripped
+            where = src.position(at)
+            yield where.line, where.character, piece
+            if piece_end >= end:
+                return
+            at = line_end + 1
+            first = False
+
+    def _close_link(self) -> None:
+        if not self._links:
+            return
+        link = self._links.pop()
+        text = "".join(link.text_parts)
+        if self._links:
+            self._links[-1].text_parts.extend(link.text_parts)
+        located = self._locate_target(link)
+        if located is not None:
+            target, rng = located
+            self.model.links.append(Link(target, text, rng, link.is_image))
+
+    def _locate_target(self, link: _OpenLink) -> tuple[str, Range] | None:
+        link_type = link.data.get("link_type")
+        dest = str(link.data.get("dest_url") or "")
+        src = self.source
+        if link_type in ("Autolink", "Email"):
+            return src.text(link.start + 1, link.end - 1), src.range(link.start + 1, link.end - 1)
+        if link_type == "Inline":
+            raw = src.text(link.start, link.end)
+            bracket = 1 if link.is_image else 0
+            close = _matching_bracket(raw, bracket)
+            if close < 0 or close + 1 >= len(raw) or raw[close + 1] != "(":
+                return None
+            located = _destination(raw, _skip_space(raw, close + 2))
+            if located is None:
+                return None
+            begin = link.start + len(raw[: located[0]].encode("utf-8"))
+            finish = link.start + len(raw[: located[1]].encode("utf-8"))
+            return dest, src.range(begin, finish)
+        if link_type in _REFERENCE_LINKS:
+            return self._definition(str(link.data.get("id") or ""))
+        return None
+
+    def _definition(self, label: str) -> tuple[str, Range] | None:
+        """Target and its range for a `[label]: target` definition, located in its lines."""
+        if self._definitions is None:
+            self._definitions = {}
+            for written, definition in _PARSER.reference_definitions(self.source.body).items():
+                key = _normalise_label(written)
+                if key not in self._definitions:
+                    self._definitions[key] = self._locate_definition(definition)
+        return self._definitions.get(_normalise_label(label))
+
+    def _locate_definition(self, definition: Any) -> tuple[str, Range] | None:
+        span = definition.get("span") or {}
+        start, end = int(span.get("start", 0)), int(span.get("end", 0))
+        raw = self.source.text(start, end)
+        label_end = re.search(r"(?<!\\)\]:", raw)
+        if label_end is None:
+            return None
+        at = _skip_space(raw, label_end.end())
+        while at < len(raw) and raw[at] == ">":  # a blockquote continuation
+            at = _skip_space(raw, at + 1)
+        located = _destination(raw, at)
+        if located is None or located[1] <= located[0]:
+            return None
+        begin = start + len(raw[: located[0]].encode("utf-8"))
+        finish = start + len(raw[: located[1]].encode("utf-8"))
+        return str(definition.get("dest") or ""), self.source.range(begin, finish)
+
+
+def _char_offsets(text: str, start: int) -> Iterator[int]:
+    """Byte offset of each character of ``text`` when it sits in the source from ``start``."""
+    at = start
+    for c in text:
+        yield at
+        at += 1 if c < "\x80" else len(c.encode("utf-8"))
+
+
+def _strip_container_prefix(piece: str) -> str:
+    """A paragraph continuation line without its `>` markers and indentation."""
+    return piece.lstrip(" \t>") if piece.lstrip(" \t").startswith(">") else piece.lstrip(" \t")
+
+
+def _normalise_label(label: str) -> str:
+    # CommonMark: labels match after case folding and collapsing inner whitespace.
+    return _WHITESPACE.sub(" ", label.strip()).casefold()
 
 
 def _backtick_runs(text: str, start: int, escapes: bool) -> Iterator[tuple[int, int]]:
@@ -273,310 +591,3 @@ def _destination(raw: str, i: int) -> tuple[int, int, int] | None:
             depth -= 1
         j += 1
     return i, min(j, len(raw)), min(j, len(raw))
-
-
-def _inline_tail_end(raw: str, i: int) -> int:
-    """Index after the `)` closing an inline link whose destination ended at ``i``."""
-    depth = 0
-    quote = ""
-    while i < len(raw):
-        c = raw[i]
-        if c == "\\":
-            i += 2
-            continue
-        if quote:
-            if c == quote:
-                quote = ""
-        elif c in "\"'":
-            quote = c
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            if depth == 0:
-                return i + 1
-            depth -= 1
-        i += 1
-    return len(raw)
-
-
-@dataclass
-class _OpenLink:
-    tail_end: int
-    target: str
-    target_range: Range | None
-    is_image: bool
-    text_parts: list[str] = field(default_factory=list)
-
-
-class _Builder:
-    def __init__(self, lines: Sequence[str], first: int, references: dict[str, Any]) -> None:
-        self.lines = lines
-        self.first = first
-        self.references = references
-        self.model = MarkdownModel()
-        self._definitions: dict[str, tuple[str, Range] | None] = {}
-
-    # Blocks
-
-    def walk(self, tokens: list[Token]) -> None:
-        heading_level = 0
-        row_cursor: tuple[int, int] | None = None  # (document line, column) inside a table row
-        for token in tokens:
-            kind = token.type
-            if kind == "heading_open":
-                heading_level = int(token.tag[1:]) if token.tag[1:].isdigit() else 1
-            elif kind == "heading_close":
-                heading_level = 0
-            elif kind == "tr_open" and token.map:
-                row_cursor = (token.map[0] + self.first, 0)
-            elif kind == "tr_close":
-                row_cursor = None
-            elif kind == "inline" and token.map:
-                if row_cursor is not None:
-                    cell, row_cursor = self._cell_source(token.content, row_cursor)
-                    if cell is None:
-                        continue
-                    source = cell
-                else:
-                    source = self._block_source(token.content, token.map[0])
-                self._inline(token, source)
-                if heading_level and row_cursor is None:
-                    self.model.headings.append(
-                        Heading(heading_level, token.content, source.range(0, len(token.content)))
-                    )
-            elif kind == "fence" and token.map:
-                self._fence(token)
-            elif kind == "html_block" and token.map:
-                self._comments(self._block_source(token.content.rstrip("\n"), token.map[0]), 0)
-
-    def _block_source(self, text: str, body_line: int) -> _Source:
-        line = body_line + self.first
-        in_document = 0 <= line < len(self.lines)
-        origin = Position(line, len(self.lines[line].rstrip())) if in_document else Position(0, 0)
-        return _Source(text, _align_lines(text, line, self.lines), self.lines, origin)
-
-    def _cell_source(
-        self, content: str, row: tuple[int, int]
-    ) -> tuple[_Source | None, tuple[int, int]]:
-        line, cursor = row
-        source_line = self.lines[line] if line < len(self.lines) else ""
-        if not content:
-            return _Source("", [], self.lines, Position(line, cursor)), row
-        # A cell's content drops the backslash of `\|`; let it back in to find the raw cell.
-        pattern = "".join(r"\\?\|" if c == "|" else re.escape(c) for c in content)
-        found = re.compile(pattern).search(source_line, cursor)
-        if found is None:
-            return None, row
-        cells: list[tuple[int, int]] = []
-        col = found.start()
-        for c in content:
-            if c == "|" and source_line[col] == "\\":
-                col += 1
-            cells.append((line, col))
-            col += 1
-        return _Source(content, cells, self.lines), (line, found.end())
-
-    def _fence(self, token: Token) -> None:
-        assert token.map is not None
-        open_line = token.map[0] + self.first
-        last_line = max(open_line, min(token.map[1] + self.first, len(self.lines)) - 1)
-        opening = self.lines[open_line] if open_line < len(self.lines) else ""
-        marker = opening.find(token.markup) if token.markup else -1
-        content_lines = []
-        if token.content:
-            for i, piece in enumerate(token.content.rstrip("\n").split("\n")):
-                line = open_line + 1 + i
-                if line >= len(self.lines):
-                    break
-                source = self.lines[line]
-                column = max(0, min(_piece_column(piece, source), len(source)))
-                if piece.startswith((" ", "\t")) and not source.endswith(piece):
-                    # A tab partly eaten by the indent comes back as spaces; keep the source.
-                    column = len(source) - len(piece.lstrip(" \t"))
-                content_lines.append((line, column, source[column:]))
-        info = token.info.strip().split()
-        self.model.fences.append(
-            Fence(
-                info=info[0].lower() if info else "",
-                content=token.content,
-                content_lines=content_lines,
-                range=Range(
-                    Position(open_line, max(marker, 0)),
-                    Position(last_line, len(self.lines[last_line]) if self.lines else 0),
-                ),
-            )
-        )
-
-    def _comments(self, source: _Source, offset: int, limit: int | None = None) -> None:
-        end = len(source.text) if limit is None else limit
-        # Past the last `-->` nothing can match: bounding there keeps a run of unclosed `<!--`
-        # linear instead of quadratic.
-        last_close = source.text.rfind("-->", offset, end)
-        if last_close < 0:
-            return
-        for match in _COMMENT.finditer(source.text, offset, last_close + 3):
-            where = source.range(match.start(), match.end())
-            self.model.comments.append(HtmlComment(match.group(1).strip(), where, where.start.line))
-
-    # Inline content
-
-    def _inline(self, token: Token, source: _Source) -> None:
-        raw = source.text
-        cursor = 0
-        links: list[_OpenLink] = []
-        for child in token.children or []:
-            kind = child.type
-            if kind == "text":
-                if links:
-                    links[-1].text_parts.append(child.content)
-                found = self._locate_text(raw, cursor, child.content)
-                if found is not None:
-                    cursor = found + len(child.content)
-                    if not links and child.content.strip():
-                        rng = source.range(found, cursor)
-                        self.model.text_runs.append(TextRun(child.content, rng))
-            elif kind in ("softbreak", "hardbreak"):
-                newline = raw.find("\n", cursor)
-                cursor = newline + 1 if newline >= 0 else cursor
-            elif kind == "code_inline":
-                if links:
-                    links[-1].text_parts.append(child.content)
-                cursor = self._code_span(source, cursor, child)
-            elif kind == "html_inline":
-                found = raw.find(child.content, cursor)
-                if found >= 0:
-                    self._comments(source, found, found + len(child.content))
-                    cursor = found + len(child.content)
-            elif kind == "link_open":
-                opened = self._open_link(raw, source, cursor, child)
-                links.append(opened[0])
-                cursor = opened[1]
-            elif kind == "link_close" and links:
-                link = links.pop()
-                if link.target_range is not None:
-                    text = "".join(link.text_parts)
-                    self.model.links.append(Link(link.target, text, link.target_range, False))
-                if links:
-                    links[-1].text_parts.extend(link.text_parts)
-                cursor = max(cursor, link.tail_end)
-            elif kind == "image":
-                if links:
-                    links[-1].text_parts.append(child.content)
-                image, cursor = self._open_link(raw, source, cursor, child)
-                if image.target_range is not None:
-                    self.model.links.append(
-                        Link(image.target, child.content, image.target_range, True)
-                    )
-                cursor = max(cursor, image.tail_end)
-
-    @staticmethod
-    def _locate_text(raw: str, cursor: int, text: str) -> int | None:
-        """Where a text token starts in the raw content, if only markup lies before it."""
-        if not text:
-            return None
-        gap = _MARKUP_GAP.match(raw, cursor)
-        last = gap.end() if gap else cursor
-        # The text may itself begin with a markup character, so try each start within the gap.
-        return next((at for at in range(cursor, last + 1) if raw.startswith(text, at)), None)
-
-    def _code_span(self, source: _Source, cursor: int, child: Token) -> int:
-        bounds = _find_code_span(source.text, cursor, child.markup or "`")
-        if bounds is None:
-            return cursor
-        start, end = bounds
-        inner = source.text[start:end]
-        # CommonMark strips one padding space from each side when both are there.
-        if len(inner) > 2 and inner[0] in " \n" and inner[-1] in " \n" and inner.strip(" \n"):
-            start, end = start + 1, end - 1
-        segments = source.segments(start, end)
-        self.model.code_spans.append(CodeSpan(child.content, source.range(start, end), segments))
-        return bounds[1] + len(child.markup or "`")
-
-    def _open_link(
-        self, raw: str, source: _Source, cursor: int, child: Token
-    ) -> tuple[_OpenLink, int]:
-        """Find the source of a link (or image) markdown-it found; returns it and the new cursor."""
-        is_image = child.type == "image"
-        href = str(child.attrs.get("src" if is_image else "href") or "")
-        if child.markup == "autolink":
-            start = raw.find("<", cursor)
-            end = raw.find(">", start + 1) if start >= 0 else -1
-            if start < 0 or end < 0:
-                return _OpenLink(cursor, href, None, False), cursor
-            target = raw[start + 1 : end]
-            rng = source.range(start + 1, end)
-            return _OpenLink(end + 1, target, rng, False), start + 1
-        opener = "![" if is_image else "["
-        candidate = raw.find(opener, cursor)
-        fallback: tuple[_OpenLink, int] | None = None
-        for _ in range(64):  # bounded: bracket-heavy text must not turn quadratic
-            if candidate < 0:
-                break
-            bracket = candidate + len(opener) - 1
-            if bracket > 0 and raw[bracket - 1] == "\\" and not is_image:
-                candidate = raw.find(opener, candidate + 1)
-                continue
-            close = _matching_bracket(raw, bracket)
-            parsed = self._link_tail(raw, source, bracket, close) if close >= 0 else None
-            if parsed is not None:
-                target, rng, tail_end, normalised = parsed
-                opened = (_OpenLink(tail_end, target, rng, is_image), bracket + 1)
-                if normalised == href:
-                    return opened
-                fallback = fallback or opened
-            candidate = raw.find(opener, candidate + 1)
-        return fallback or (_OpenLink(cursor, href, None, is_image), cursor)
-
-    def _link_tail(
-        self, raw: str, source: _Source, bracket: int, close: int
-    ) -> tuple[str, Range, int, str] | None:
-        """What follows `[text]`: (target, target range, end, normalised href) or None."""
-        after = close + 1
-        if after < len(raw) and raw[after] == "(":
-            dest = _destination(raw, _skip_space(raw, after + 1))
-            if dest is None:
-                return None
-            start, end, rest = dest
-            target = unescapeAll(raw[start:end])
-            return target, source.range(start, end), _inline_tail_end(raw, rest), _normalise(target)
-        label = raw[bracket + 1 : close]
-        tail_end = after
-        if after < len(raw) and raw[after] == "[":
-            label_close = raw.find("]", after + 1)
-            if label_close >= 0:
-                if label_close > after + 1:
-                    label = raw[after + 1 : label_close]
-                tail_end = label_close + 1
-        definition = self._definition(normalizeReference(label))
-        if definition is None:
-            return None
-        target, rng = definition
-        return target, rng, tail_end, _normalise(target)
-
-    def _definition(self, label: str) -> tuple[str, Range] | None:
-        """Target and its range for a `[label]: target` definition, located in its lines."""
-        if label in self._definitions:
-            return self._definitions[label]
-        found: tuple[str, Range] | None = None
-        reference = self.references.get(label)
-        span = reference.get("map") if isinstance(reference, dict) else None
-        if span:
-            first, last = span[0] + self.first, min(span[1] + self.first, len(self.lines))
-            text = "\n".join(self.lines[first:last])
-            source = _Source(text, _align_lines(text, first, self.lines), self.lines)
-            label_end = re.search(r"(?<!\\)\]:", text)
-            if label_end:
-                start = label_end.end()
-                start = _skip_space(text, start)
-                while start < len(text) and text[start] == ">":  # a blockquote continuation
-                    start = _skip_space(text, start + 1)
-                dest = _destination(text, start)
-                if dest is not None and dest[1] > dest[0]:
-                    target = unescapeAll(text[dest[0] : dest[1]])
-                    found = (target, source.range(dest[0], dest[1]))
-        self._definitions[label] = found
-        return found
-
-
-def _normalise(target: str) -> str:
-    return str(_PARSER.normalizeLink(target))

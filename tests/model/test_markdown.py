@@ -309,6 +309,20 @@ def test_escaped_text_is_not_misplaced() -> None:
 # Robustness
 
 
+def test_nul_reads_as_replacement_character_with_columns_unchanged() -> None:
+    # Found by fuzzing: a NUL must not reach path handling through a code span.
+    doc, md = parse("0```bash\n\x00```\n")
+    [span] = md.code_spans
+    assert span.text == "bash \ufffd"
+    assert span.range == Range.of(0, 4, 1, 1)
+
+
+def test_lone_surrogate_does_not_stop_parsing() -> None:
+    doc, md = parse("# 标题 \ud800 `x`\n")
+    assert [s.text for s in md.code_spans] == ["x"]
+    assert md.code_spans[0].range == Range.of(0, 8, 0, 9)
+
+
 @settings(max_examples=400, deadline=None)
 @given(
     st.lists(
