@@ -7,7 +7,7 @@ Config lives in ``[tool.easel-ls]`` of ``pyproject.toml``, or at the top level o
 from __future__ import annotations
 
 import fnmatch
-import sys
+import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -15,11 +15,6 @@ from typing import Any
 
 from easel_ls.findings import Severity
 from easel_ls.rules import RULES
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 CONFIG_FILES = ("easel-ls.toml", ".easel-ls.toml", "pyproject.toml")
 
@@ -96,6 +91,11 @@ class Settings:
     config_path: Path | None = None
     base_dir: Path | None = None
     unknown_codes: tuple[UnknownCodeInConfig, ...] = ()
+    # code -> (longest selecting prefix, longest ignoring prefix) before per-file ignores: asked
+    # for every rule on every file, and it never depends on the file.
+    _prefix_lengths: dict[str, tuple[int, int]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def option(self, key: str) -> Any:
         return self.options.get(key, DEFAULT_OPTIONS.get(key))
@@ -104,8 +104,11 @@ class Settings:
         def best(prefixes: Iterable[str]) -> int:
             return max((len(p) for p in prefixes if code.startswith(p)), default=-1)
 
-        selected = max(best(self.select), best(self.extend_select))
-        ignored = best(self.ignore)
+        lengths = self._prefix_lengths.get(code)
+        if lengths is None:
+            lengths = (max(best(self.select), best(self.extend_select)), best(self.ignore))
+            self._prefix_lengths[code] = lengths
+        selected, ignored = lengths
         if rel_path is not None:
             for pattern, codes in self.per_file_ignores:
                 if _glob_match(rel_path, pattern):

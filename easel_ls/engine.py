@@ -7,6 +7,7 @@ A rule that raises is isolated as EZ003 on that file; the other rules still run.
 from __future__ import annotations
 
 import enum
+import os
 import re
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -19,7 +20,7 @@ from easel_ls.config import Settings
 from easel_ls.findings import Finding, Fix, Location, Range, Severity
 from easel_ls.model.text import TextDocument
 from easel_ls.rules import RULES
-from easel_ls.workspace import SKILL_FILE, Skill, Workspace
+from easel_ls.workspace import SKILL_FILE, Skill, Workspace, is_within
 
 if TYPE_CHECKING:
     from easel_ls.cache import CheckCache
@@ -47,7 +48,7 @@ def classify(workspace: Workspace, path: Path) -> tuple[FileKind, Skill | None]:
         return FileKind.OUTPUT, None
     skill = workspace.skill_of(path)
     if skill is not None:
-        rel = path.relative_to(skill.folder).parts
+        rel = _parts_below(path, skill.folder)
         if rel == (SKILL_FILE,):
             return FileKind.SKILL, skill
         if rel[0] == "references" and path.suffix.lower() == ".md":
@@ -63,11 +64,15 @@ def classify(workspace: Workspace, path: Path) -> tuple[FileKind, Skill | None]:
 
 
 def _is_under(path: Path, folder: Path) -> bool:
-    try:
-        path.relative_to(folder)
-    except ValueError:
-        return False
-    return True
+    return is_within(str(path), str(folder))  # Path.relative_to, without building paths
+
+
+def _parts_below(path: Path, folder: Path) -> tuple[str, ...]:
+    """``path.relative_to(folder).parts``; string slicing in the common case."""
+    text, base = str(path), str(folder)
+    if text != base and is_within(text, base):
+        return tuple(text[len(base) :].lstrip(os.sep).split(os.sep))
+    return path.relative_to(folder).parts
 
 
 @dataclass
@@ -80,6 +85,8 @@ class Context:
     skill: Skill | None
     settings: Settings
     findings: list[Finding] = field(default_factory=list)
+    # What one rule worked out about this document that another needs too (by rule's key).
+    shared: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def path(self) -> Path:
@@ -166,13 +173,23 @@ class Context:
 
 def script_model(workspace: Workspace, path: Path) -> ScriptModel | None:
     """The static argparse model of a script, cached by path + content hash; None if unreadable."""
-    from easel_ls.model.argparse_model import analyse_script
-
     text = workspace.read(path)
     if text.doc is None:
         return None
     doc = text.doc
-    return workspace.artefact("argparse", doc, lambda: analyse_script(doc.text, str(path)))
+    return workspace.artefact("argparse", doc, lambda: _analyse_script(workspace, doc, str(path)))
+
+
+def _analyse_script(workspace: Workspace, doc: TextDocument, path: str) -> ScriptModel:
+    """The argparse model, and the PB rules' script facts from the same parse: parsing is most
+    of the cost of either, and a script called from many documents is analysed once."""
+    from easel_ls.model.argparse_model import analyse_script
+    from easel_ls.model.script_facts import parse_python, script_facts
+
+    tree = parse_python(doc.text, path)
+    if tree is not None:
+        workspace.artefact("script-facts", doc, lambda: script_facts(tree))
+    return analyse_script(doc.text, path, tree)
 
 
 Checker = Callable[[Context], None]
@@ -297,6 +314,20 @@ def check_paths(
 ) -> Iterator[Finding]:
     """Findings for every file to check under ``paths``. ``jobs`` > 1 (or None: one per CPU
     for large runs) checks cache misses in worker processes; results are identical."""
+    workspace.memoise_disk(True)
+    try:
+        yield from _check_paths(workspace, paths, progress, cache, jobs)
+    finally:
+        workspace.memoise_disk(False)
+
+
+def _check_paths(
+    workspace: Workspace,
+    paths: list[Path],
+    progress: Callable[[int, Path], None] | None,
+    cache: CheckCache | None,
+    jobs: int | None,
+) -> Iterator[Finding]:
     explicit = {p.resolve() for p in paths if p.is_file()}
     todo: list[tuple[Path, FileKind]] = []
     for path in workspace.iter_files(paths):
@@ -324,6 +355,7 @@ def check_paths(
 
 
 _PARALLEL_THRESHOLD = 400  # below this, starting processes costs more than it saves
+_CHUNK_LIMIT = 250  # files per task handed to a worker process
 
 
 def _worker_count(jobs: int | None, files: int) -> int:
@@ -344,13 +376,19 @@ def _check_parallel(
 ) -> Iterator[Finding]:
     from concurrent.futures import ProcessPoolExecutor
 
-    # Chunks follow folder order, so a worker sees a skill's files (and its scripts) together.
-    size = max(20, len(misses) // (workers * 8) + 1)
-    chunks = [misses[i : i + size] for i in range(0, len(misses), size)]
+    _load_rules()  # imported once here: forked workers inherit the modules
     spec = (workspace.root, workspace.config.init_args)
+    primed = _analyse_scripts_in_parallel(spec, misses, workers)
+    # Chunks follow folder order, so a worker sees a skill's files (and its scripts) together;
+    # small enough that no worker is left with a long last chunk while the others idle.
+    size = max(20, min(len(misses) // (workers * 8) + 1, _CHUNK_LIMIT))
+    chunks = [misses[i : i + size] for i in range(0, len(misses), size)]
+    record = cache is not None  # dependencies only matter to the cache: do not ship them back
     done = 0
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for results in pool.map(_check_chunk, [spec] * len(chunks), chunks):
+    with ProcessPoolExecutor(
+        max_workers=workers, initializer=_adopt_primed, initargs=(primed,)
+    ) as pool:
+        for results in pool.map(_check_chunk, [spec] * len(chunks), chunks, [record] * len(chunks)):
             for path, kind, deps, findings in results:
                 if progress is not None:
                     progress(done, path)
@@ -360,10 +398,65 @@ def _check_parallel(
                 yield from findings
 
 
-def _check_chunk(
-    spec: tuple[Path, tuple[Any, ...]], chunk: list[tuple[Path, FileKind]]
-) -> list[tuple[Path, FileKind, set[Path], list[Finding]]]:
-    """Worker: check some files with a workspace equivalent to the parent's."""
+# (path, content hash, artefacts by kind) of the scripts analysed before the check started.
+PrimedScripts = list[tuple[Path, str, dict[str, Any]]]
+
+
+def _analyse_scripts_in_parallel(
+    spec: tuple[Path, tuple[Any, ...]], misses: list[tuple[Path, FileKind]], workers: int
+) -> PrimedScripts:
+    """The argparse models (and script facts) of the Python scripts to check, each built once
+    by one of ``workers`` processes. Most documents call scripts: without this every worker
+    would parse every script it meets, and parsing is most of a script's cost."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    scripts = [path for path, kind in misses if kind is FileKind.SCRIPT and path.suffix == ".py"]
+    if len(scripts) < 2:
+        return []
+
+    def size(path: Path) -> int:
+        try:
+            return path.stat().st_size
+        except OSError:
+            return 0
+
+    # Largest first, dealt round-robin: every process gets a similar share of the parsing.
+    by_size = sorted(scripts, key=size, reverse=True)
+    shares = [by_size[i::workers] for i in range(workers) if by_size[i::workers]]
+    with ProcessPoolExecutor(max_workers=len(shares)) as pool:
+        return [
+            item
+            for analysed in pool.map(_analyse_scripts, [spec] * len(shares), shares)
+            for item in analysed
+        ]
+
+
+def _analyse_scripts(spec: tuple[Path, tuple[Any, ...]], scripts: list[Path]) -> PrimedScripts:
+    """Worker: build the script models of ``scripts``."""
+    workspace = _worker_workspace(spec)
+    out = []
+    for path in scripts:
+        text = workspace.read(path)
+        try:
+            if text.doc is None or script_model(workspace, path) is None:
+                continue
+        except Exception:  # left to the check, which reports it as EZ003 on the right file
+            continue
+        out.append((path, text.doc.content_hash, workspace.artefacts_of(path)))
+        workspace.release(path, keep=frozenset())
+    return out
+
+
+_PRIMED: PrimedScripts = []
+
+
+def _adopt_primed(primed: PrimedScripts) -> None:
+    """Worker initializer: script models built before the check (see ``_check_chunk``)."""
+    global _PRIMED
+    _PRIMED = primed
+
+
+def _worker_workspace(spec: tuple[Path, tuple[Any, ...]]) -> Workspace:
     from easel_ls.config import ConfigResolver
 
     root, (explicit, stop_at, overrides) = spec
@@ -371,17 +464,35 @@ def _check_chunk(
     if workspace is None:
         config = ConfigResolver(explicit, stop_at=stop_at, overrides=overrides)
         workspace = _WORKER_WORKSPACES[root] = Workspace(root=root, config=config)
+        for path, content_hash, artefacts in _PRIMED:
+            workspace.adopt_artefacts(path, content_hash, artefacts)
+    return workspace
+
+
+def _check_chunk(
+    spec: tuple[Path, tuple[Any, ...]],
+    chunk: list[tuple[Path, FileKind]],
+    record_dependencies: bool = True,
+) -> list[tuple[Path, FileKind, set[Path], list[Finding]]]:
+    """Worker: check some files with a workspace equivalent to the parent's."""
+    workspace = _worker_workspace(spec)
+    # A chunk is checked in one go: the disk is taken as unchanging meanwhile (the editor's
+    # index worker lives much longer than one chunk, so the memo does not).
+    workspace.memoise_disk(True)
     out = []
-    for path, kind in chunk:
-        record = kind in CACHEABLE
-        if record:
-            workspace.begin_recording()
-        try:
-            findings = _check_one(workspace, path)
-        finally:
-            deps = workspace.end_recording() if record else set()
-        out.append((path, kind, deps, findings))
-        workspace.release(path)
+    try:
+        for path, kind in chunk:
+            record = record_dependencies and kind in CACHEABLE
+            if record:
+                workspace.begin_recording()
+            try:
+                findings = _check_one(workspace, path)
+            finally:
+                deps = workspace.end_recording() if record else set()
+            out.append((path, kind, deps, findings))
+            workspace.release(path)
+    finally:
+        workspace.memoise_disk(False)
     return out
 
 

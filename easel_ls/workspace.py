@@ -7,8 +7,9 @@ true. Open editor buffers are overlays that shadow the disk.
 
 from __future__ import annotations
 
+import errno
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -52,6 +53,40 @@ def find_root(start: Path) -> Path:
     return folder
 
 
+def resolve_path(path: str) -> str:
+    """``str(Path(path).resolve())`` without the Path objects: symlinks resolved (a missing part
+    is kept as written); a symlink loop raises RuntimeError, as ``Path.resolve`` does."""
+    resolved = os.path.realpath(path)
+    try:
+        os.stat(resolved)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise RuntimeError(f"Symlink loop from {exc.filename!r}") from None
+    return resolved
+
+
+def is_within(path: str, folder: str) -> bool:
+    """``Path(path).relative_to(folder)`` succeeds, for normalised absolute strings."""
+    if path == folder:
+        return True
+    return path.startswith(folder if folder.endswith(os.sep) else folder + os.sep)
+
+
+def path_escapes(root: str, target: str, resolve: Callable[[str], str] = resolve_path) -> bool:
+    """True when ``target`` lies outside ``root``, lexically or through a symlink."""
+    lexical = os.path.normpath(target)
+    if not os.path.isabs(lexical) or not is_within(lexical, root):
+        return True
+    try:
+        resolved = resolve(lexical)
+    except (OSError, RuntimeError):
+        return False
+    if is_within(resolved, root):
+        return False
+    lexical_path = Path(lexical)
+    return lexical_path.is_symlink() or any(p.is_symlink() for p in lexical_path.parents)
+
+
 def _has_tool_section(path: Path) -> bool:
     try:
         return "[tool.easel-ls" in path.read_text("utf-8", errors="replace")
@@ -89,6 +124,22 @@ class _CacheEntry:
 
 
 @dataclass
+class _DiskMemo:
+    """What a batch run remembers about the disk, taken as unchanging while it runs: resolving
+    every link target and read path part by part, and listing a skill's references once per
+    reference, were the largest costs of a cold run."""
+
+    # path -> True when none of its parts is a symbolic link (so it is its own resolution)
+    plain: dict[str, bool] = field(default_factory=dict)
+    # (folder, pattern, recursive) -> (the folders to record as dependencies, the entries)
+    listings: dict[tuple[Path, str, bool], tuple[list[Path], list[Path]]] = field(
+        default_factory=dict
+    )
+    # Workspace-wide answers rules ask for on every file (see ``Workspace.remembered``)
+    answers: dict[Hashable, Any] = field(default_factory=dict)
+
+
+@dataclass
 class Workspace:
     root: Path
     config: ConfigResolver = field(default_factory=ConfigResolver)
@@ -96,11 +147,15 @@ class Workspace:
     _texts: dict[Path, tuple[tuple[int, int], FileText]] = field(default_factory=dict)
     _artefacts: dict[Path, dict[str, _CacheEntry]] = field(default_factory=dict)
     _skills: dict[str, Skill] | None = None
-    _skill_folders: dict[Path, Skill] | None = None
+    _skill_folders: dict[str, Skill] | None = None  # str(folder) -> skill
     # Dependency map: a target file -> the documents whose analysis read it.
     dependents: dict[Path, set[Path]] = field(default_factory=dict)
     # Paths read, probed or listed while one document is checked (its dependencies).
     _recording: set[Path] | None = None
+    # Facts about the disk remembered during a batch run (see ``memoise_disk``); None in the
+    # editor, where the disk changes under us.
+    _disk_memo: _DiskMemo | None = None
+    _folders_below_root: dict[tuple[Path, str], Path] = field(default_factory=dict)
 
     @classmethod
     def at(cls, root: Path, config_path: Path | None = None) -> Workspace:
@@ -112,22 +167,62 @@ class Workspace:
         return self.config.for_path(path)
 
     def rel(self, path: Path) -> str:
+        root = str(self.root)
         try:
-            return path.resolve().relative_to(self.root).as_posix()
-        except ValueError:
-            return path.as_posix()
+            resolved = self.resolve(str(path))
         except (OSError, RuntimeError):  # a symlink loop cannot resolve: keep the lexical path
-            try:
-                return path.relative_to(self.root).as_posix()
-            except ValueError:
-                return path.as_posix()
+            resolved = str(path)
+        if resolved == root:
+            return "."
+        if is_within(resolved, root):
+            return resolved[len(root) :].lstrip(os.sep)
+        return path.as_posix()
 
     def contains(self, path: Path) -> bool:
         try:
-            path.resolve().relative_to(self.root)
-        except (ValueError, OSError, RuntimeError):
+            return is_within(self.resolve(str(path)), str(self.root))
+        except (OSError, RuntimeError):
             return False
-        return True
+
+    def escapes(self, target: Path) -> bool:
+        """True when ``target`` lies outside the root, lexically or through a symlink."""
+        return path_escapes(str(self.root), str(target), self.resolve)
+
+    # -- symlink resolution ----------------------------------------------------------------
+    def memoise_disk(self, enabled: bool) -> None:
+        """Within a batch run the disk is taken as unchanging: remember which paths hold no
+        symbolic link and what folders list (a fresh memo each time it is enabled)."""
+        self._disk_memo = _DiskMemo() if enabled else None
+
+    def remembered(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()``, remembered for the rest of a batch run (``key`` names the question);
+        outside one, computed afresh every time."""
+        memo = self._disk_memo
+        if memo is None:
+            return compute()
+        if key not in memo.answers:
+            memo.answers[key] = compute()
+        return memo.answers[key]
+
+    def resolve(self, path: str) -> str:
+        """``resolve_path(path)``; a path whose parts are all plain (memoised) is its own
+        resolution, so it costs one ``lstat`` per new path instead of one per part."""
+        return path if self._known_plain(path) else resolve_path(path)
+
+    def _known_plain(self, path: str) -> bool:
+        """The batch memo says no part of ``path`` is a symbolic link (False: not known)."""
+        memo = self._disk_memo
+        if memo is None or not os.path.isabs(path) or os.path.normpath(path) != path:
+            return False
+        return self._plain(path, memo.plain)
+
+    def _plain(self, path: str, memo: dict[str, bool]) -> bool:
+        known = memo.get(path)
+        if known is None:
+            parent = os.path.dirname(path)
+            known = (parent == path or self._plain(parent, memo)) and not os.path.islink(path)
+            memo[path] = known
+        return known
 
     # -- files ----------------------------------------------------------------------------
     def begin_recording(self) -> None:
@@ -148,12 +243,13 @@ class Workspace:
         if overlay is not None:
             return FileText(path, overlay)
         try:
-            if path.is_symlink() and not path.exists():
-                return FileText(path, None, "a broken symbolic link or a symbolic link loop")
-            if self._links_outside(path):
-                return FileText(
-                    path, None, "is a symbolic link to outside the workspace, never read"
-                )
+            if not self._known_plain(str(path)):  # a path with no symlink on the way is neither
+                if path.is_symlink() and not path.exists():
+                    return FileText(path, None, "a broken symbolic link or a symbolic link loop")
+                if self._links_outside(path):
+                    return FileText(
+                        path, None, "is a symbolic link to outside the workspace, never read"
+                    )
             st = path.stat()
         except OSError as exc:
             return FileText(path, None, f"cannot be read: {exc.strerror or exc}")
@@ -177,11 +273,7 @@ class Workspace:
 
     def _links_outside(self, path: Path) -> bool:
         """Inside the root by name but outside once symlinks resolve: such files are not read."""
-        try:
-            path.relative_to(self.root)
-        except ValueError:
-            return False
-        return not self.contains(path)
+        return is_within(str(path), str(self.root)) and not self.contains(path)
 
     def text_of(self, path: Path) -> str | None:
         doc = self.read(path).doc
@@ -194,18 +286,17 @@ class Workspace:
     def list_dir(self, folder: Path, pattern: str = "*", *, recursive: bool = False) -> list[Path]:
         """Sorted entries of a folder matching ``pattern`` ([] when it is not a folder)."""
         self._record(folder)
-        try:
-            if not folder.is_dir():
-                return []
-            if recursive:
-                # A new file deep inside changes only its own folder's mtime: record them all.
-                for sub in folder.rglob("*"):
-                    if sub.is_dir():
-                        self._record(sub)
-                return sorted(folder.rglob(pattern))
-            return sorted(folder.glob(pattern))
-        except OSError:
-            return []
+        memo = self._disk_memo
+        key = (folder, pattern, recursive)
+        listed = memo.listings.get(key) if memo is not None else None
+        if listed is None:
+            listed = _list_dir(folder, pattern, recursive)
+            if memo is not None:
+                memo.listings[key] = listed
+        subfolders, entries = listed
+        for sub in subfolders:
+            self._record(sub)
+        return list(entries)
 
     def set_overlay(self, doc: TextDocument) -> None:
         self.overlays[doc.path] = doc
@@ -240,6 +331,17 @@ class Workspace:
         per_path[kind] = _CacheEntry(key, value)
         return value
 
+    def artefacts_of(self, path: Path) -> dict[str, Any]:
+        """The cached artefacts of ``path`` by kind (to hand to another process)."""
+        return {kind: entry.value for kind, entry in self._artefacts.get(path, {}).items()}
+
+    def adopt_artefacts(self, path: Path, content_hash: str, artefacts: dict[str, Any]) -> None:
+        """Artefacts another process built for ``path`` when its text had ``content_hash``: used
+        only while the text read here still has that hash."""
+        per_path = self._artefacts.setdefault(path, {})
+        for kind, value in artefacts.items():
+            per_path.setdefault(kind, _CacheEntry((content_hash,), value))
+
     def note_dependency(self, target: Path, dependent: Path) -> None:
         self._record(target)
         self.dependents.setdefault(target, set()).add(dependent)
@@ -266,7 +368,7 @@ class Workspace:
                     if (child / SKILL_FILE).is_file():
                         found.setdefault(child.name, Skill(child.name, child))
             self._skills = found
-            self._skill_folders = {skill.folder: skill for skill in found.values()}
+            self._skill_folders = {str(skill.folder): skill for skill in found.values()}
         return self._skills
 
     def indexed_skill_holding(self, path: Path) -> Skill | None:
@@ -274,13 +376,18 @@ class Workspace:
         if self._skill_folders is None:
             _ = self.skills
         folders = self._skill_folders or {}
-        for folder in path.parents:
+        root = str(self.root)
+        folder = str(path)
+        while True:  # the parents, as strings: Path objects per ancestor cost more than lookups
+            parent = os.path.dirname(folder)
+            if not parent or parent == folder:
+                return None
+            folder = parent
             skill = folders.get(folder)
             if skill is not None:
                 return skill
-            if folder == self.root:
-                break
-        return None
+            if folder == root:
+                return None
 
     def skill_of(self, path: Path) -> Skill | None:
         """The skill folder that holds ``path`` (nearest ancestor with a SKILL.md)."""
@@ -296,35 +403,68 @@ class Workspace:
         return None
 
     def shared_scripts_dir(self) -> Path:
-        return self.root / self.settings_for(self.root).option("shared-scripts")
+        return self._below_root(self.settings_for(self.root).option("shared-scripts"))
 
     def outputs_dir(self) -> Path:
-        return self.root / self.settings_for(self.root).option("outputs-dir")
+        return self._below_root(self.settings_for(self.root).option("outputs-dir"))
+
+    def _below_root(self, name: str) -> Path:
+        # Asked for every file (classify): build each such Path once.
+        key = (self.root, name)
+        folder = self._folders_below_root.get(key)
+        if folder is None:
+            folder = self._folders_below_root[key] = self.root / name
+        return folder
 
     # -- discovery ------------------------------------------------------------------------
     def iter_files(self, paths: list[Path]) -> Iterator[Path]:
-        seen: set[Path] = set()
+        seen: set[str] = set()  # as strings: hashing a Path costs more than a lookup
         for start in paths:
             start = start if start.is_absolute() else (Path.cwd() / start)
             if start.is_file() or (start.is_symlink() and not start.is_dir()):
-                if start not in seen:
-                    seen.add(start)
+                if str(start) not in seen:
+                    seen.add(str(start))
                     yield start
                 continue
             for dirpath, dirnames, filenames in os.walk(start, followlinks=False):
                 dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+                here = Path(dirpath)
                 for name in sorted(filenames):
-                    p = Path(dirpath) / name
-                    if p not in seen:
-                        seen.add(p)
+                    p = here / name
+                    if str(p) not in seen:
+                        seen.add(str(p))
                         yield p
+
+
+def _list_dir(folder: Path, pattern: str, recursive: bool) -> tuple[list[Path], list[Path]]:
+    """(the subfolders a recursive listing depends on, the sorted entries)."""
+    try:
+        if not folder.is_dir():
+            return [], []
+        if recursive:
+            # A new file deep inside changes only its own folder's mtime: record them all.
+            subfolders = [sub for sub in folder.rglob("*") if sub.is_dir()]
+            return subfolders, sorted(folder.rglob(pattern))
+        return [], sorted(folder.glob(pattern))
+    except OSError:
+        return [], []
 
 
 def _subdirs(folder: Path) -> list[Path]:
     try:
-        return sorted(c for c in folder.iterdir() if c.is_dir() and not c.name.startswith("."))
+        # scandir: the entry knows whether it is a folder without another stat per child.
+        with os.scandir(folder) as entries:
+            names = sorted(e.name for e in entries if not e.name.startswith(".") and _is_dir(e))
     except OSError:
         return []
+    return [folder / name for name in names]
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:  # a symlink loop, like Path.is_dir
+        return False
 
 
 def _decode(path: Path) -> FileText:

@@ -182,10 +182,14 @@ class ScriptModel:
     reason_line: int
 
 
-def analyse_script(source: str, path: str = "<script>") -> ScriptModel:
-    """Model the argparse command line of ``source`` without importing or running it."""
+def analyse_script(
+    source: str, path: str = "<script>", tree: ast.Module | None = None
+) -> ScriptModel:
+    """Model the argparse command line of ``source`` without importing or running it.
+    ``tree``: ``source`` already parsed, when the caller has it."""
     try:
-        tree = ast.parse(source, filename=path)
+        if tree is None:
+            tree = ast.parse(source, filename=path)
     except SyntaxError as error:
         line = max((error.lineno or 1) - 1, 0)
         return ScriptModel(path, "syntax-error", None, f"syntax error: {error.msg}", line)

@@ -13,6 +13,7 @@ import posixpath
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Literal
 
 from easel_ls.findings import Position, Range
@@ -62,16 +63,18 @@ def extract_invocations(doc: TextDocument, md: MarkdownModel) -> list[Invocation
 @dataclass
 class _Line:
     text: str = ""
-    positions: list[Position] = field(default_factory=list)
+    # (line, character) of every character of ``text``: plain tuples, built in C by zip (a
+    # Position object per character was a large share of reading every fence).
+    positions: list[tuple[int, int]] = field(default_factory=list)
 
     def add(self, text: str, line: int, column: int) -> None:
         self.text += text
-        self.positions.extend(Position(line, column + k) for k in range(len(text)))
+        self.positions.extend(zip(repeat(line), range(column, column + len(text))))
 
     def add_break(self, line: int, column: int, char: str = "\n") -> None:
         """A joining character that is not in the document: it sits at the end of ``line``."""
         self.text += char
-        self.positions.append(Position(line, column))
+        self.positions.append((line, column))
 
 
 def _fence_lines(fence: Fence) -> Iterator[tuple[int, int, str]]:
@@ -110,6 +113,8 @@ class _Token:
 
 
 _PLACEHOLDER_ANGLE = re.compile(r"<[^<>\s|&;()]+>")
+# A run of characters that are word characters wherever they appear: the lexer takes it at once.
+_PLAIN_RUN = re.compile(r"[^ \t\n#'\"\\$`<>&|;(){}\[\]]+")
 _CONTROL_OPERATORS = ("&&", "||", "|&", ";;", "|", ";", "&", "(", ")")
 
 
@@ -230,6 +235,11 @@ def _lex(text: str, final: bool) -> list[_Token]:
             i += len(op)
         else:
             begin(i)
+            plain = _PLAIN_RUN.match(text, i)
+            if plain is not None:
+                chars.append(plain.group())
+                i = plain.end()
+                continue
             chars.append(c)
             if c == "{":
                 brace_depth += 1
@@ -290,6 +300,8 @@ def _redirect(text: str, i: int, tokens: list[_Token], start: int | None = None)
 
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_CJK_WORD = re.compile(r"[\u3400-\u9fff\uf900-\ufaff0-9_\-]+")
+_BRACED = re.compile(r"\{[^{}]*\}")
 # Generic nouns that docs write in place of a value (`--topic 主题名`, `-p 画像名`, `-i "内容"`).
 _CJK_PLACEHOLDER_NOUNS = (
     "主题", "内容", "画像", "标题", "路径", "文件", "名称", "名字", "关键词", "链接", "文本",
@@ -302,9 +314,9 @@ def _looks_placeholder(text: str, raw: str, has_variable: bool) -> bool:
         return True
     if has_variable or "..." in raw or "…" in raw:
         return True
-    if _PLACEHOLDER_ANGLE.search(raw) or re.search(r"\{[^{}]*\}", raw):
+    if _PLACEHOLDER_ANGLE.search(raw) or _BRACED.search(raw):
         return True
-    if _CJK.search(text) and re.fullmatch(r"[\u3400-\u9fff\uf900-\ufaff0-9_\-]+", text):
+    if _CJK.search(text) and _CJK_WORD.fullmatch(text):
         return text.endswith("名") or any(noun in text for noun in _CJK_PLACEHOLDER_NOUNS)
     return False
 
@@ -340,10 +352,10 @@ class _WordMaker:
 
     def range(self, start: int, end: int) -> Range:
         positions = self.line.positions
-        head = positions[start]
-        last = positions[max(start, end - 1)]
-        first = Position(head.line, min(head.character, len(self.doc.line_text(head.line))))
-        stop = Position(last.line, min(last.character + 1, len(self.doc.line_text(last.line))))
+        head_line, head_character = positions[start]
+        last_line, last_character = positions[max(start, end - 1)]
+        first = Position(head_line, min(head_character, self.doc.line_length(head_line)))
+        stop = Position(last_line, min(last_character + 1, self.doc.line_length(last_line)))
         return Range(first, max(first, stop))
 
 
@@ -621,14 +633,16 @@ def _fence_invocations(doc: TextDocument, fence: Fence) -> Iterator[Invocation]:
                     i += 1
                     continue
             # A quote left open for this long is a typo, not a string: stop joining lines.
-            joined = logical.positions[-1].line - line_no if logical.positions else 0
+            joined = logical.positions[-1][0] - line_no if logical.positions else 0
             final = i >= len(lines) or lines[i][1] < 0 or joined > 200
             try:
                 tokens = _lex(logical.text, final)
                 break
             except _Incomplete:
-                last = logical.positions[-1] if logical.positions else Position(line_no, column)
-                logical.add_break(last.line, last.character + 1)
+                last_line, last_character = (
+                    logical.positions[-1] if logical.positions else (line_no, column)
+                )
+                logical.add_break(last_line, last_character + 1)
                 logical.add(lines[i][2], lines[i][0], lines[i][1])
                 i += 1
         commands = list(_commands(tokens, _WordMaker(doc, logical)))
@@ -645,8 +659,10 @@ def _span_line(span: CodeSpan) -> _Line:
     if span.segments and joined == span.text:
         for k, (line_no, column, piece) in enumerate(span.segments):
             if k:
-                previous = line.positions[-1] if line.positions else Position(line_no, column)
-                line.add_break(previous.line, previous.character + 1, " ")
+                previous_line, previous_character = (
+                    line.positions[-1] if line.positions else (line_no, column)
+                )
+                line.add_break(previous_line, previous_character + 1, " ")
             line.add(piece, line_no, column)
         return line
     start = span.range.start
@@ -654,7 +670,16 @@ def _span_line(span: CodeSpan) -> _Line:
     return line
 
 
+def _could_launch(text: str) -> bool:
+    """Whether a code span may run a script: every launcher (`python…`, `bash`/`sh`/`zsh`/
+    `dash`, `….py`, `….sh`) has `py` or `sh` in its word, and without quotes or backslashes
+    every word is a piece of the span's text. Most spans are not commands: skip lexing them."""
+    return "py" in text or "sh" in text or any(c in text for c in "'\"\\")
+
+
 def _span_invocations(doc: TextDocument, span: CodeSpan) -> list[Invocation]:
+    if not _could_launch(span.text):
+        return []
     logical = _span_line(span)
     stripped = logical.text.lstrip(" ")
     if stripped.startswith("$ "):

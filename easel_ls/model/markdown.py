@@ -176,6 +176,7 @@ class _Builder:
         self.model = MarkdownModel()
         self._links: list[_OpenLink] = []
         self._fence: _OpenFence | None = None
+        self._in_code_block = False  # fenced or indented: its text is code, not prose
         self._heading: _OpenHeading | None = None
         self._html: list[tuple[str, int]] | None = None  # an HTML block's pieces
         self._run: tuple[int, int] | None = None  # byte range of the prose run being built
@@ -223,6 +224,7 @@ class _Builder:
             return
         kind, value = next(iter(tag.items()))
         if kind == "CodeBlock":
+            self._in_code_block = True
             if isinstance(value, dict):  # fenced; indented code blocks are not fences
                 self._fence = _OpenFence(start, end, str(value.get("Fenced", "")))
         elif kind == "Heading":
@@ -235,6 +237,7 @@ class _Builder:
     def _end(self, tag: Any) -> None:
         if type(tag) is str:
             if tag == "CodeBlock":
+                self._in_code_block = False
                 self._close_fence()
             elif tag == "HtmlBlock":
                 self._close_html_block()
@@ -346,8 +349,9 @@ class _Builder:
     # Inline content
 
     def _text(self, text: str, start: int, end: int) -> None:
-        if self._fence is not None:
-            self._fence.pieces.append((text, start, end))
+        if self._in_code_block:
+            if self._fence is not None:
+                self._fence.pieces.append((text, start, end))
             return
         if self._html is not None:
             return
@@ -376,10 +380,15 @@ class _Builder:
             return
         text = self.source.text(*run)
         if text.strip():
-            self.model.text_runs.append(TextRun(text, self.source.range(*run)))
+            if "\n" in text:
+                rng = self.source.range(*run)
+            else:  # the usual case: one line, so the end is the start plus the text
+                start = self.source.position(run[0])
+                rng = Range(start, Position(start.line, start.character + len(text)))
+            self.model.text_runs.append(TextRun(text, rng))
 
     def _code_span(self, text: str, start: int, end: int) -> None:
-        if self._fence is not None:
+        if self._in_code_block:
             return
         src = self.source
         raw = src.text(start, end)

@@ -74,9 +74,12 @@ def required_sections(ctx: Context) -> None:
 
 @checker(FileKind.SKILL, FileKind.REFERENCE, codes=("BD003",))
 def profile_marker(ctx: Context) -> None:
+    if "==" not in ctx.doc.text:
+        return  # every candidate contains `==`: skip the line-by-line scan
     start = ctx.frontmatter.body_start_line if ctx.frontmatter.closed else 0
-    for line in range(start, ctx.doc.line_count):
-        text = ctx.doc.line_text(line)
+    lines = ctx.doc.lines
+    for line in range(start, len(lines)):
+        text = lines[line]
         if "==" not in text:
             continue
         for m in _MARKER_LIKE.finditer(text):

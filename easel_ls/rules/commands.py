@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from easel_ls.engine import Context, FileKind, checker
 from easel_ls.findings import Applicability, Fix, Location, Position, Range, TextEdit
-from easel_ls.rules.resources import _other_skill, escapes
+from easel_ls.rules.resources import _other_skill
 from easel_ls.suggest import closest, did_you_mean
 
 if TYPE_CHECKING:
@@ -43,6 +43,18 @@ class ResolvedScript:
 def resolve_script(ctx: Context, inv: Invocation) -> ResolvedScript | None:
     """Where a command's script lives. Commands run from the workspace root; `{baseDir}`-style
     paths and other relative paths mean the skill folder."""
+    # CM001 and the CM argument checks both ask, for every command of the document; the answer
+    # depends on the document and these three only.
+    resolved: dict[tuple[str, str, bool], ResolvedScript | None] = ctx.shared.setdefault(
+        "resolved-scripts", {}
+    )
+    key = (inv.script_path, inv.base, inv.dynamic_path)
+    if key not in resolved:
+        resolved[key] = _resolve_script(ctx, inv)
+    return resolved[key]
+
+
+def _resolve_script(ctx: Context, inv: Invocation) -> ResolvedScript | None:
     if not inv.script_path:
         return None
     text = inv.script_path
@@ -50,7 +62,7 @@ def resolve_script(ctx: Context, inv: Invocation) -> ResolvedScript | None:
     if inv.dynamic_path:
         # The model leaves absolute paths unjudged; one that leaves the workspace is still RS005.
         literal = text.startswith("/") and _UNRESOLVED_PATH.search(text) is None
-        if literal and escapes(root, Path(text)):
+        if literal and ctx.workspace.escapes(Path(text)):
             return ResolvedScript(Path(os.path.normpath(text)), True)
         return None
     skill_dir = ctx.skill.folder if ctx.skill else ctx.path.parent
@@ -66,13 +78,13 @@ def resolve_script(ctx: Context, inv: Invocation) -> ResolvedScript | None:
     else:
         candidates = [skill_dir / text, root / text]
     first = candidates[0]
-    if escapes(root, first):
+    if ctx.workspace.escapes(first):
         return ResolvedScript(Path(os.path.normpath(first)), True)
     leads_out: Path | None = None
     for candidate in candidates:
         normal = Path(os.path.normpath(candidate))
         ctx.workspace.note_dependency(normal, ctx.path)
-        if escapes(root, normal):  # a symlink out of the workspace: RS005, not "missing"
+        if ctx.workspace.escapes(normal):  # a symlink out of the workspace: RS005, not "missing"
             leads_out = leads_out or normal
         elif ctx.workspace.exists(normal):
             return ResolvedScript(normal, False)

@@ -40,7 +40,8 @@ def outbound_content(ctx: Context) -> None:
         return
     shared = shared_modules(ctx)
     guard = shared.content_guard
-    env_file = _env_file(ctx.workspace.root)
+    root = ctx.workspace.root
+    env_file = ctx.workspace.remembered(("env-file", root), lambda: _env_file(root))
     _note_env_dependency(ctx, env_file)
     findings = guard.scan(
         ctx.doc.text,

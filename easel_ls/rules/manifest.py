@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path, PurePosixPath
@@ -34,8 +34,10 @@ _ISO_8601 = re.compile(
 
 def shared_modules(ctx: Context) -> SharedModules:
     """content_guard / manifest / output_paths: the workspace's copy only when trusted."""
-    return load_shared(
-        ctx.workspace.shared_scripts_dir(), trusted=bool(ctx.option("trusted-workspace"))
+    folder = ctx.workspace.shared_scripts_dir()
+    trusted = bool(ctx.option("trusted-workspace"))
+    return ctx.workspace.remembered(
+        ("shared-modules", folder, trusted), lambda: load_shared(folder, trusted=trusted)
     )
 
 
@@ -377,8 +379,8 @@ def _bad_timestamp(m: _Manifest, where: str, node: JsonNode) -> None:
 def _before(a: datetime, b: datetime) -> bool:
     if (a.tzinfo is None) != (b.tzinfo is None):
         # Mixed naive/aware: read the naive one as UTC rather than guess a local zone.
-        a = a if a.tzinfo else a.replace(tzinfo=timezone.utc)
-        b = b if b.tzinfo else b.replace(tzinfo=timezone.utc)
+        a = a if a.tzinfo else a.replace(tzinfo=UTC)
+        b = b if b.tzinfo else b.replace(tzinfo=UTC)
     return a < b
 
 

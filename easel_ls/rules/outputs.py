@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from easel_ls.engine import Context, FileKind, checker
@@ -234,6 +236,7 @@ _PLACEHOLDER = re.compile(r"[<{$*…]|\.\.\.|%s|%\(")
 _LITERAL_TOPIC_WORDS = {"主题名", "主题", "项目名", "topic", "project", "topic_name"}
 
 
+@lru_cache(maxsize=8)
 def _path_token(outputs_name: str) -> re.Pattern[str]:
     prefix = re.escape(outputs_name.strip("/"))
     return re.compile(
@@ -248,11 +251,13 @@ def documented_output_paths(ctx: Context) -> None:
     if ctx.kind is FileKind.SCRIPT and ctx.skill is None:
         return  # shared scripts define these rules and test them with bad paths on purpose
     outputs_name = str(ctx.option("outputs-dir")).strip("/")
+    text = ctx.doc.text
+    if f"{outputs_name}/" not in text:
+        return  # every path token starts so; most files never mention outputs
     generic = {n.lower() for n in ctx.option("generic-project-names")}
     system_bare = {d.lstrip("_").lower(): d for d in ctx.option("system-dirs")}
-    skill_names = set(ctx.workspace.skills)
+    skill_names = ctx.workspace.skills  # a name -> skill mapping: membership is all we need
     file_suffixes = load_shared(None).output_paths.FILE_SUFFIXES
-    text = ctx.doc.text
     for match in _path_token(outputs_name).finditer(text):
         rest = match.group("rest").rstrip(".,;:")
         segments = [s for s in rest.split("/") if s]
@@ -278,7 +283,7 @@ def _path_problem(
     rest: str,
     generic: set[str],
     system_bare: dict[str, str],
-    skill_names: set[str],
+    skill_names: Collection[str],
     file_suffixes: frozenset[str],
 ) -> str | None:
     lowered = first.lower()

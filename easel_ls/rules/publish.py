@@ -3,102 +3,15 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
 from easel_ls.engine import Context, FileKind, checker
 from easel_ls.findings import Range
-
-_WRITE_METHODS = {
-    "write_text",
-    "write_bytes",
-    "mkdir",
-    "touch",
-    "makedirs",
-    "copy",
-    "copy2",
-    "copyfile",
-    "copytree",
-    "move",
-    "rename",
-    "replace",
-    "dump",
-    "save",
-    "savefig",
-}
-_POST_CALLS = {"post", "put", "urlopen"}
-_HTTP_MODULES = {"requests", "httpx", "urllib", "aiohttp", "http"}
-
-
-@dataclass
-class ScriptFacts:
-    exec_option_line: int | None = None
-    exec_option_col: int = 0
-    calls: set[str] = field(default_factory=set)
-    defines: set[str] = field(default_factory=set)
-    outputs_literal: tuple[int, int, int] | None = None  # line, col, end col
-    writes: bool = False
-    post_call: tuple[int, int, int] | None = None
-    imports_http: bool = False
-
-
-def _call_name(node: ast.Call) -> str | None:
-    func = node.func
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return None
-
-
-def script_facts(tree: ast.AST) -> ScriptFacts:
-    facts = ScriptFacts()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            name = _call_name(node)
-            if name is None:
-                continue
-            facts.calls.add(name)
-            if name == "add_argument" and facts.exec_option_line is None:
-                for arg in node.args:
-                    if isinstance(arg, ast.Constant) and arg.value == "--exec":
-                        facts.exec_option_line = node.lineno - 1
-                        facts.exec_option_col = node.col_offset
-            if name in _WRITE_METHODS:
-                facts.writes = True
-            if name == "open":
-                mode = (
-                    node.args[1]
-                    if len(node.args) > 1
-                    else next((k.value for k in node.keywords if k.arg == "mode"), None)
-                )
-                if (
-                    isinstance(mode, ast.Constant)
-                    and isinstance(mode.value, str)
-                    and any(c in mode.value for c in "wax+")
-                ):
-                    facts.writes = True
-            if name in _POST_CALLS and facts.post_call is None:
-                end = node.end_col_offset if node.end_lineno == node.lineno else node.col_offset
-                facts.post_call = (node.lineno - 1, node.col_offset, end or node.col_offset)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            facts.defines.add(node.name)
-        elif isinstance(node, ast.Import):
-            if any(a.name.split(".")[0] in _HTTP_MODULES for a in node.names):
-                facts.imports_http = True
-        elif isinstance(node, ast.ImportFrom):
-            if node.module and node.module.split(".")[0] in _HTTP_MODULES:
-                facts.imports_http = True
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            value = node.value
-            if facts.outputs_literal is None and (
-                value == "outputs" or value.startswith("outputs/")
-            ):
-                end = node.end_col_offset if node.end_lineno == node.lineno else node.col_offset
-                facts.outputs_literal = (node.lineno - 1, node.col_offset, end or node.col_offset)
-    return facts
+from easel_ls.model.script_facts import ScriptFacts, script_facts
 
 
 def _facts(ctx: Context) -> ScriptFacts | None:
+    # Usually built already, from the same parse as the script's argparse model
+    # (engine.script_model), when a document calling the script was checked first.
     def build() -> ScriptFacts | None:
         try:
             return script_facts(ast.parse(ctx.doc.text))

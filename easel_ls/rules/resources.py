@@ -10,7 +10,7 @@ from urllib.parse import unquote
 from easel_ls.engine import Context, FileKind, checker
 from easel_ls.findings import Applicability, CreateFile, Fix, Position, Range
 from easel_ls.suggest import closest, did_you_mean
-from easel_ls.workspace import SKILL_FILE
+from easel_ls.workspace import SKILL_FILE, path_escapes
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _PLACEHOLDER = re.compile(r"<[^>]*>|\{[^}]*\}|\$\{?\w+|\.\.\.|…|主题名")
@@ -27,21 +27,9 @@ def is_placeholder(text: str) -> bool:
 
 
 def escapes(root: Path, target: Path) -> bool:
-    """True when ``target`` lies outside ``root``, lexically or through a symlink."""
-    lexical = Path(os.path.normpath(target))
-    try:
-        lexical.relative_to(root)
-    except ValueError:
-        return True
-    try:
-        resolved = lexical.resolve()
-    except (OSError, RuntimeError):
-        return False
-    try:
-        resolved.relative_to(root)
-    except ValueError:
-        return lexical.is_symlink() or any(p.is_symlink() for p in lexical.parents)
-    return False
+    """True when ``target`` lies outside ``root``, lexically or through a symlink (rules use
+    ``Workspace.escapes``, which memoises symlink checks during a batch run)."""
+    return path_escapes(str(root), str(target))
 
 
 def link_target_path(target: str) -> str | None:
@@ -91,14 +79,13 @@ def _siblings(ctx: Context, folder: Path) -> list[str]:
 
 @checker(FileKind.SKILL, FileKind.REFERENCE, codes=("RS001", "RS004", "RS005"))
 def links(ctx: Context) -> None:
-    root = ctx.root
     base = ctx.path.parent
     for link in ctx.markdown.links:
         rel = link_target_path(link.target)
         if rel is None:
             continue
         target = Path(rel) if os.path.isabs(rel) else base / rel
-        if escapes(root, target):
+        if ctx.workspace.escapes(target):
             ctx.report(
                 "RS005",
                 link.range,
@@ -163,7 +150,7 @@ def mentioned_paths(ctx: Context) -> None:
                 continue
             base = ctx.root if raw.startswith("skills/") else ctx.skill.folder
             target = base / path_text
-            if escapes(ctx.root, target):
+            if ctx.workspace.escapes(target):
                 continue
             ctx.workspace.note_dependency(target, ctx.path)
             if ctx.workspace.exists(target):

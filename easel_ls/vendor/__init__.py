@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import os
+import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,8 +39,42 @@ _loaded: dict[tuple[Path, tuple[tuple[int, int], ...]], SharedModules] = {}
 _serial = itertools.count()
 
 
+# load_shared's answers, keyed by the folder, the trust and the workspace files' stamps: rules
+# ask once per checked file, and deciding reads and compares six files.
+_decided: dict[
+    tuple[Path | None, bool, tuple[tuple[int, int, int], ...] | None], SharedModules
+] = {}
+_DECIDED_LIMIT = 64
+
+
 def load_shared(scripts_dir: Path | None, *, trusted: bool = False) -> SharedModules:
     """The shared modules to use for a workspace whose shared scripts live in ``scripts_dir``."""
+    key = (scripts_dir, trusted, _workspace_stamps(scripts_dir))
+    decided = _decided.get(key)
+    if decided is None:
+        if len(_decided) >= _DECIDED_LIMIT:
+            _decided.clear()
+        decided = _decided[key] = _decide(scripts_dir, trusted)
+    return decided
+
+
+def _workspace_stamps(folder: Path | None) -> tuple[tuple[int, int, int], ...] | None:
+    """(mtime, size, inode) of the three files, or None when one is not a regular file."""
+    if folder is None:
+        return None
+    stamps = []
+    for name in SHARED_MODULE_NAMES:
+        try:
+            st = os.stat(folder / f"{name}.py")
+        except (OSError, ValueError):
+            return None
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        stamps.append((st.st_mtime_ns, st.st_size, st.st_ino))
+    return tuple(stamps)
+
+
+def _decide(scripts_dir: Path | None, trusted: bool) -> SharedModules:
     note = ""
     if scripts_dir is not None and _has_all(scripts_dir):
         if trusted or _identical_to_packaged(scripts_dir):

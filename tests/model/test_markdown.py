@@ -299,6 +299,12 @@ def test_text_runs_in_list_items_and_blockquotes() -> None:
     ]
 
 
+def test_indented_code_is_neither_prose_nor_a_fence() -> None:
+    _, md = parse("para\n\n    scripts/x.py `y`\n\t`\n")
+    assert (md.text_runs[0].text, len(md.text_runs)) == ("para", 1)
+    assert (md.fences, md.code_spans) == ([], [])
+
+
 def test_escaped_text_is_not_misplaced() -> None:
     doc, md = parse("a\\_b `c` d\n")
     for run in md.text_runs:
@@ -311,14 +317,14 @@ def test_escaped_text_is_not_misplaced() -> None:
 
 def test_nul_reads_as_replacement_character_with_columns_unchanged() -> None:
     # Found by fuzzing: a NUL must not reach path handling through a code span.
-    doc, md = parse("0```bash\n\x00```\n")
+    _, md = parse("0```bash\n\x00```\n")
     [span] = md.code_spans
     assert span.text == "bash \ufffd"
     assert span.range == Range.of(0, 4, 1, 1)
 
 
 def test_lone_surrogate_does_not_stop_parsing() -> None:
-    doc, md = parse("# 标题 \ud800 `x`\n")
+    _, md = parse("# 标题 \ud800 `x`\n")
     assert [s.text for s in md.code_spans] == ["x"]
     assert md.code_spans[0].range == Range.of(0, 8, 0, 9)
 

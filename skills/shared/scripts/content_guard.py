@@ -304,7 +304,8 @@ def _network_findings(
     """URL-based findings plus the spans of every URL (bare matches inside them are skipped)."""
     findings: list[Finding] = []
     url_spans: list[tuple[int, int]] = []
-    for match in _URL.finditer(text):
+    urls = _URL.finditer(text) if "://" in text else ()  # the pattern tries every offset
+    for match in urls:
         start = match.start()
         end = _trim_trailing(text, start, match.end())
         url_spans.append((start, end))
@@ -477,7 +478,7 @@ _MODEL_NAME = re.compile(
     r"|seedream-[0-9][a-z0-9.-]{0,10}"
     r"|sora-[0-9]"
 )
-_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_ASCII_LOWER = bytes.maketrans(string.ascii_uppercase.encode(), string.ascii_lowercase.encode())
 _WORD_CHARS = frozenset(string.ascii_letters + string.digits + "_")
 
 
@@ -485,7 +486,10 @@ def _ascii_fold(text: str) -> str:
     """Lowercase ASCII letters only, so every offset stays valid for ``text``."""
     if text.isascii():
         return text.lower()
-    return text.translate(_ASCII_LOWER)
+    # In UTF-8 the bytes A-Z only ever stand for themselves: folding the bytes is exact (and
+    # many times faster than str.translate on CJK text). surrogatepass keeps lone surrogates.
+    raw = text.encode("utf-8", "surrogatepass").translate(_ASCII_LOWER)
+    return raw.decode("utf-8", "surrogatepass")
 
 
 def _warnings(text: str, folded: str) -> Iterator[Finding]:
