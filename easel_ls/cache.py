@@ -36,7 +36,7 @@ Stamp = list[int] | None  # [mtime_ns, size] or None when the path does not exis
 
 def stamp_of(path: Path) -> Stamp:
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return None
     return [st.st_mtime_ns, st.st_size]
@@ -175,5 +175,8 @@ class CheckCache:
             from easel_ls.fixes import atomic_write
 
             payload = {"context": self.context_key, "entries": self.entries}
-            atomic_write(self.path, json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
+            # No fsync: after a power cut the cache may be lost (a cold run rebuilds it), but the
+            # rename still never leaves a half-written file behind.
+            text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+            atomic_write(self.path, text, durable=False)
             os.utime(self.folder)

@@ -7,6 +7,7 @@ Config lives in ``[tool.easel-ls]`` of ``pyproject.toml``, or at the top level o
 from __future__ import annotations
 
 import fnmatch
+import os
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -309,6 +310,9 @@ class ConfigResolver:
         self._stop_at = stop_at
         self._by_dir: dict[Path, Settings] = {}
         self._by_path: dict[Path, Settings] = {}  # memo: a stat per file adds up on big trees
+        # config file settings -> the same with the overrides: one object per config file, so
+        # memos keyed on a Settings (its cache key, rule selection) are shared by its files.
+        self._overridden: dict[int, tuple[Settings, Settings]] = {}
         self.loaded: dict[Path, Settings] = {}
 
     def for_path(self, path: Path) -> Settings:
@@ -324,9 +328,13 @@ class ConfigResolver:
         if self._explicit is not None:
             settings = self._explicit
         else:
-            settings = self._for_dir(path if path.is_dir() else path.parent)
+            settings = self._for_dir(path if os.path.isdir(path) else path.parent)
         if self._overrides:
-            settings = settings.with_overrides(**self._overrides)
+            known = self._overridden.get(id(settings))
+            if known is None or known[0] is not settings:
+                known = (settings, settings.with_overrides(**self._overrides))
+                self._overridden[id(settings)] = known
+            settings = known[1]
         return settings
 
     def _for_dir(self, folder: Path) -> Settings:
@@ -335,12 +343,13 @@ class ConfigResolver:
             return cached
         settings: Settings | None = None
         for name in CONFIG_FILES:
+            if not os.path.isfile(os.path.join(folder, name)):
+                continue
             candidate = folder / name
-            if candidate.is_file():
-                settings = self.loaded.get(candidate) or load_config_file(candidate)
-                if settings is not None:
-                    self.loaded[candidate] = settings
-                    break
+            settings = self.loaded.get(candidate) or load_config_file(candidate)
+            if settings is not None:
+                self.loaded[candidate] = settings
+                break
         if settings is None:
             parent = folder.parent
             at_top = parent == folder or (self._stop_at is not None and folder == self._stop_at)
@@ -351,4 +360,5 @@ class ConfigResolver:
     def invalidate(self) -> None:
         self._by_path.clear()
         self._by_dir.clear()
+        self._overridden.clear()
         self.loaded.clear()

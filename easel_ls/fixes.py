@@ -15,7 +15,9 @@ from easel_ls.findings import Fix, Range, TextEdit
 from easel_ls.model.text import TextDocument
 
 
-def atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str, *, durable: bool = True) -> None:
+    """Replace ``path`` with ``text`` all at once. ``durable=False`` skips the fsync: for data
+    that may be lost in a power cut (a cache), never for what the user wrote."""
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = None
     with contextlib.suppress(OSError):
@@ -24,8 +26,9 @@ def atomic_write(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)

@@ -238,3 +238,20 @@ def test_invalid_config_makes_the_check_exit_2(tmp_path: Path, capsys) -> None:
     build(tmp_path, {"easel-ls.toml": "max-body-lines = \n", A: skill_md("card-a")})
     assert cli.main(["--check", str(tmp_path), "--no-progress"]) == 2
     assert "invalid TOML" in capsys.readouterr().err
+
+
+def test_command_line_overrides_give_one_settings_object_per_config_file(tmp_path: Path) -> None:
+    # Memos keyed on a Settings (cache key, rule selection) must be shared by its files.
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "easel-ls.toml").write_text('ignore = ["BD"]\n', encoding="utf-8")
+    resolver = ConfigResolver(overrides={"ignore": ["CM002"]})
+    one, two = (
+        resolver.for_path(tmp_path / "a" / "1.md"),
+        resolver.for_path(tmp_path / "a" / "2.md"),
+    )
+    own = resolver.for_path(tmp_path / "b" / "3.md")
+    assert one is two
+    assert own is not one
+    assert not one.is_enabled("CM002") and one.is_enabled("BD001")
+    assert not own.is_enabled("CM002") and not own.is_enabled("BD001")

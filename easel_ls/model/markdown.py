@@ -61,10 +61,47 @@ class HtmlComment:
     line: int
 
 
-@dataclass
 class TextRun:
-    text: str
-    range: Range
+    """A run of prose. Its range is worked out when first asked for: most runs are only
+    searched (for a path, say), and there are a hundred or more per document."""
+
+    __slots__ = ("_range", "_source", "_start", "text")
+
+    def __init__(
+        self,
+        text: str,
+        range: Range | None = None,
+        *,
+        source: _Source | None = None,
+        start: int = 0,
+    ) -> None:
+        self.text = text
+        self._range = range
+        self._source = source
+        self._start = start  # byte offset in ``source``
+
+    @property
+    def range(self) -> Range:
+        if self._range is None:
+            assert self._source is not None
+            if "\n" in self.text:
+                end = self._start + len(self.text.encode("utf-8"))
+                self._range = self._source.range(self._start, end)
+            else:  # the usual case: one line, so the end is the start plus the text
+                start = self._source.position(self._start)
+                self._range = Range(start, Position(start.line, start.character + len(self.text)))
+        return self._range
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TextRun):
+            return NotImplemented
+        return (self.text, self.range) == (other.text, other.range)
+
+    def __hash__(self) -> int:
+        return hash((self.text, self.range))
+
+    def __repr__(self) -> str:
+        return f"TextRun(text={self.text!r}, range={self.range!r})"
 
 
 @dataclass
@@ -179,7 +216,7 @@ class _Builder:
         self._in_code_block = False  # fenced or indented: its text is code, not prose
         self._heading: _OpenHeading | None = None
         self._html: list[tuple[str, int]] | None = None  # an HTML block's pieces
-        self._run: tuple[int, int] | None = None  # byte range of the prose run being built
+        self._run: tuple[int, int, str] | None = None  # the prose run being built: bytes, text
         self._definitions: dict[str, tuple[str, Range] | None] | None = None
 
     def walk(self, events: Iterable[tuple[Any, Any]]) -> None:
@@ -363,29 +400,23 @@ class _Builder:
         raw = self.source.data[start:end]
         if raw != encoded:
             # An escape or entity: only the literal tail is prose at a known place.
-            if not raw.endswith(encoded) or not encoded:
+            if self._run is not None:
                 self._end_run()
+            if not raw.endswith(encoded) or not encoded:
                 return
-            self._end_run()
             start = end - len(encoded)
-        if self._run is not None and self._run[1] == start:
-            self._run = (self._run[0], end)
+        run = self._run
+        if run is not None and run[1] == start:
+            self._run = (run[0], end, run[2] + text)
         else:
-            self._end_run()
-            self._run = (start, end)
+            if run is not None:
+                self._end_run()
+            self._run = (start, end, text)
 
     def _end_run(self) -> None:
         run, self._run = self._run, None
-        if run is None:
-            return
-        text = self.source.text(*run)
-        if text.strip():
-            if "\n" in text:
-                rng = self.source.range(*run)
-            else:  # the usual case: one line, so the end is the start plus the text
-                start = self.source.position(run[0])
-                rng = Range(start, Position(start.line, start.character + len(text)))
-            self.model.text_runs.append(TextRun(text, rng))
+        if run is not None and run[2].strip():
+            self.model.text_runs.append(TextRun(run[2], source=self.source, start=run[0]))
 
     def _code_span(self, text: str, start: int, end: int) -> None:
         if self._in_code_block:
