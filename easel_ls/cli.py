@@ -7,6 +7,7 @@ The `--check` path never imports pygls, so the CLI starts fast.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -167,6 +168,11 @@ def check_main(args: argparse.Namespace) -> int:
     from easel_ls.engine import check_paths
     from easel_ls.report import ReportContext, render, render_statistics, render_summary
     from easel_ls.workspace import Workspace, find_root
+
+    # A batch run allocates millions of short-lived objects (syntax trees, tokens) and makes few
+    # cycles: with the default thresholds the collector costs ~10% of a cold run (mypy raises
+    # them for the same reason). Worker processes are forked and inherit this.
+    gc.set_threshold(200_000, 30, 30)
 
     paths = [Path(p) for p in (args.check or [])] or [Path.cwd()]
     missing = [p for p in paths if not p.exists() and not p.is_symlink()]
