@@ -1191,8 +1191,13 @@ def generate(count: int, out: Path, *, force: bool = True) -> GeneratedWorkspace
 
 
 def generator_digest() -> str:
-    """Changes whenever this generator changes, so stale benchmark workspaces get rebuilt."""
-    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+    """Changes whenever this generator or the real shared scripts it copies change, so stale
+    benchmark workspaces get rebuilt."""
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    for name in REAL_SHARED_SCRIPTS:
+        source = REPO_ROOT / "skills" / "shared" / "scripts" / name
+        digest.update(source.read_bytes() if source.is_file() else b"")
+    return digest.hexdigest()[:16]
 
 
 def summary_of(result: GeneratedWorkspace) -> dict[str, object]:

@@ -363,18 +363,24 @@ _LAUNCHER_AT_END = re.compile(
 
 
 def command_context(ctx: Context, pos: Position) -> ScriptPath | CommandArgument | None:
-    """The command word at the cursor. Only the block around the cursor (its fence or its
-    paragraph) is parsed: a keystroke must not cost a parse of the whole document."""
-    region = _block_around(ctx.doc, pos.line)
-    if region is None:
+    """The command word at the cursor: in a command fence or a code span of the body (the
+    document's invocations and fences are cached per text, so a keystroke parses it once)."""
+    if pos.line < _body_start(ctx.doc):
         return None
-    first, last, in_fence = region
-    found = _in_invocations(ctx, _region_invocations(ctx.doc, first, last), pos)
+    fence = next(
+        (f for f in ctx.markdown.fences if f.range.start.line <= pos.line <= f.range.end.line),
+        None,
+    )
+    if fence is not None and (
+        pos.line == fence.range.start.line or fence.info not in COMMAND_FENCE_LANGUAGES
+    ):
+        return None  # on the opening marker, or in code of another language
+    found = _in_invocations(ctx, ctx.invocations, pos)
     if found is not None:
         return found
     line = ctx.doc.line_text(pos.line)
     column = 0
-    if not in_fence:
+    if fence is None:
         ticks = [i for i, c in enumerate(line[: pos.character]) if c == "`"]
         if len(ticks) % 2 == 0:
             return None
@@ -393,64 +399,9 @@ def command_context(ctx: Context, pos: Position) -> ScriptPath | CommandArgument
     return ScriptPath(Token.empty(pos), kind, skill)
 
 
-_FENCE_MARKER = re.compile(r"^[\s>]*?(`{3,}|~{3,})\s*([^\s`]*)")
-
-
-def _block_around(doc: TextDocument, line_no: int) -> tuple[int, int, bool] | None:
-    """(first line, last line, is a command fence) of the fence or paragraph holding a line;
-    None inside a fence of another language. Fences are found by their markers, as CommonMark
-    pairs them (a closing run at least as long as the opening one, of the same character)."""
-    start = _body_start(doc)
-    opened: tuple[int, str, str] | None = None  # (line, marker, language)
-    for number in range(start, doc.line_count):
-        match = _FENCE_MARKER.match(doc.line_text(number))
-        if opened is None:
-            if match is not None:
-                opened = (number, match.group(1), match.group(2).lower())
-            elif number == line_no:
-                break
-            continue
-        marker = opened[1]
-        closes = (
-            match is not None
-            and match.group(1)[0] == marker[0]
-            and len(match.group(1)) >= len(marker)
-            and not match.group(2)
-        )
-        if number >= line_no and (closes or number == doc.line_count - 1):
-            if opened[0] == line_no:
-                return None  # on the opening marker
-            if opened[2] not in COMMAND_FENCE_LANGUAGES:
-                return None
-            return opened[0], number, True
-        if closes:
-            opened = None
-    if opened is not None or line_no < start:
-        return None
-    if not doc.line_text(line_no).strip():
-        return line_no, line_no, False
-    first = line_no
-    while first > start and doc.line_text(first - 1).strip():
-        if _FENCE_MARKER.match(doc.line_text(first - 1)):
-            break
-        first -= 1
-    last = line_no
-    while last + 1 < doc.line_count and doc.line_text(last + 1).strip():
-        if _FENCE_MARKER.match(doc.line_text(last + 1)):
-            break
-        last += 1
-    return first, last, False
-
-
 def _body_start(doc: TextDocument) -> int:
     end = frontmatter_end(doc)
     return end + 1 if end else 0
-
-
-def _region_invocations(doc: TextDocument, first: int, last: int) -> list[Invocation]:
-    text = "\n".join(doc.line_text(i) for i in range(first, last + 1)) + "\n"
-    scratch = TextDocument(doc.path, text)
-    return [_moved(inv, first, 0) for inv in extract_invocations(scratch, parse_markdown(scratch))]
 
 
 def _fragment_invocations(doc: TextDocument, text: str, line: int, column: int) -> list[Invocation]:

@@ -275,6 +275,33 @@ def test_a_command_in_a_reference_file_is_completed_too(ws: Workspace) -> None:
     assert "render" in labels(items)
 
 
+def test_a_fence_deep_in_a_list_item_is_completed_with_its_columns(ws: Workspace) -> None:
+    # The fence sits 5 columns in (list item content), past where an indented block would start.
+    head = "---\nname: card-maker\nlayer: produce\n---\n# 卡片\n\n1.   步骤：\n\n     ```bash\n"
+    command = f"     python {SCRIPT} render --th‸"
+    items = complete_at(ws, SKILL_PATH, f"{head}{command}\n     ```\n")
+    line = head.count("\n")
+    start = command.index("--th")
+    assert by_label(items, "--theme").range == Range.of(line, start, line, start + 4)
+
+
+def test_a_fence_in_a_blockquote_is_completed(ws: Workspace) -> None:
+    items = complete_at(ws, SKILL_PATH, f"# 卡片\n\n> ```bash\n> python {SCRIPT} ‸\n> ```\n")
+    assert "render" in labels(items)
+
+
+def test_indented_code_and_other_languages_are_not_commands(ws: Workspace) -> None:
+    indented = f"# 卡片\n\n    python {SCRIPT} ‸\n"
+    other = f"# 卡片\n\n```text\npython {SCRIPT} ‸\n```\n"
+    opening = "# 卡片\n\n```bash‸\n```\n"
+    # Fence markers inside an indented code block are code too (not the start of a fence).
+    quoted_markers = f"# 卡片\n\n    ```bash\n    python {SCRIPT} ‸\n    ```\n"
+    assert complete_at(ws, SKILL_PATH, quoted_markers) == []
+    assert complete_at(ws, SKILL_PATH, indented) == []
+    assert complete_at(ws, SKILL_PATH, other) == []
+    assert complete_at(ws, SKILL_PATH, opening) == []
+
+
 # --- links and suppression comments -------------------------------------------------------------
 
 
