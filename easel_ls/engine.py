@@ -223,21 +223,28 @@ def checker(*kinds: FileKind, codes: Sequence[str]) -> Callable[[Checker], Check
     return register
 
 
+_rules_loaded = False
+
+
 def _load_rules() -> list[RegisteredChecker]:
     # Import every family (each import registers its checkers once; importing one rule module
-    # elsewhere first must not hide the others).
-    from easel_ls.rules import (  # noqa: F401  (importing registers the checkers)
-        body,
-        commands,
-        content,
-        frontmatter,
-        manifest,
-        outputs,
-        publish,
-        resources,
-        skill_tests,
-    )
+    # elsewhere first must not hide the others). Once: the import statement costs more than a
+    # rule on a small file.
+    global _rules_loaded
+    if not _rules_loaded:
+        from easel_ls.rules import (  # noqa: F401  (importing registers the checkers)
+            body,
+            commands,
+            content,
+            frontmatter,
+            manifest,
+            outputs,
+            publish,
+            resources,
+            skill_tests,
+        )
 
+        _rules_loaded = True
     return _CHECKERS
 
 
@@ -249,11 +256,7 @@ def check_document(workspace: Workspace, doc: TextDocument) -> list[Finding]:
     settings = workspace.settings_for(doc.path)
     ctx = Context(workspace, doc, kind, skill, settings)
     rel = workspace.rel(doc.path)
-    for registered in _load_rules():
-        if kind not in registered.kinds:
-            continue
-        if not any(settings.is_enabled(code, rel) for code in registered.codes):
-            continue
+    for registered in _enabled_checkers(kind, settings, rel):
         try:
             registered.func(ctx)
         except Exception as exc:
@@ -267,6 +270,34 @@ def check_document(workspace: Workspace, doc: TextDocument) -> list[Finding]:
             )
     findings = apply_suppressions(ctx, ctx.findings)
     return finalize(findings, settings, rel)
+
+
+# (checkers list and its length, settings, kind) -> the checkers to run, for settings without
+# per-file ignores (then the answer does not depend on the file): asked for every file. Keyed by
+# identity; each value holds the objects of its key, so an id is never mistaken for another's.
+_ENABLED: dict[
+    tuple[int, int, int, FileKind],
+    tuple[list[RegisteredChecker], Settings, list[RegisteredChecker]],
+] = {}
+
+
+def _enabled_checkers(kind: FileKind, settings: Settings, rel: str) -> list[RegisteredChecker]:
+    checkers = _load_rules()
+    key = (id(checkers), len(checkers), id(settings), kind)
+    known = _ENABLED.get(key) if not settings.per_file_ignores else None
+    if known is not None and known[0] is checkers and known[1] is settings:
+        return known[2]
+    found = [
+        registered
+        for registered in checkers
+        if kind in registered.kinds
+        and any(settings.is_enabled(code, rel) for code in registered.codes)
+    ]
+    if not settings.per_file_ignores:
+        if len(_ENABLED) >= 1024:
+            _ENABLED.clear()
+        _ENABLED[key] = (checkers, settings, found)
+    return found
 
 
 def finalize(findings: list[Finding], settings: Settings, rel: str) -> list[Finding]:

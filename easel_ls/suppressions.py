@@ -90,6 +90,8 @@ def collect_directives(ctx: Context) -> list[Directive]:
                     Directive("line", tuple(sorted(inv.suppressed)), rng, first, last)
                 )
     # Trailing `# easel-ls: ignore[...]` on Python lines and frontmatter lines.
+    if "easel-ls" not in doc.text:  # no directive anywhere: skip reading line by line
+        return directives
     if ctx.kind is FileKind.SCRIPT or (ctx.kind is FileKind.SKILL and ctx.frontmatter.closed):
         last_line = ctx.frontmatter.end_line if ctx.kind is FileKind.SKILL else doc.line_count
         for line in range(min(last_line, doc.line_count)):

@@ -137,6 +137,10 @@ class _DiskMemo:
     )
     # Workspace-wide answers rules ask for on every file (see ``Workspace.remembered``)
     answers: dict[Hashable, Any] = field(default_factory=dict)
+    # path -> (mtime_ns, size) of a readable file: a script is read for every command calling it
+    stamps: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    # path -> whether it exists (scripts and link targets are probed once per mention)
+    exists: dict[Path, bool] = field(default_factory=dict)
 
 
 @dataclass
@@ -242,30 +246,36 @@ class Workspace:
         overlay = self.overlays.get(path)
         if overlay is not None:
             return FileText(path, overlay)
-        try:
-            if not self._known_plain(str(path)):  # a path with no symlink on the way is neither
-                if path.is_symlink() and not path.exists():
-                    return FileText(path, None, "a broken symbolic link or a symbolic link loop")
-                if self._links_outside(path):
-                    return FileText(
-                        path, None, "is a symbolic link to outside the workspace, never read"
-                    )
-            st = path.stat()
-        except OSError as exc:
-            return FileText(path, None, f"cannot be read: {exc.strerror or exc}")
-        except RuntimeError:  # symlink loop on some Pythons
-            return FileText(path, None, "a symbolic link loop")
-        stamp = (st.st_mtime_ns, st.st_size)
+        memo = self._disk_memo
+        stamp = memo.stamps.get(path) if memo is not None else None
+        if stamp is None:
+            try:
+                if not self._known_plain(str(path)):  # a path with no symlink on the way: neither
+                    if path.is_symlink() and not path.exists():
+                        return FileText(
+                            path, None, "a broken symbolic link or a symbolic link loop"
+                        )
+                    if self._links_outside(path):
+                        return FileText(
+                            path, None, "is a symbolic link to outside the workspace, never read"
+                        )
+                st = path.stat()
+            except OSError as exc:
+                return FileText(path, None, f"cannot be read: {exc.strerror or exc}")
+            except RuntimeError:  # symlink loop on some Pythons
+                return FileText(path, None, "a symbolic link loop")
+            stamp = (st.st_mtime_ns, st.st_size)
+            if memo is not None:
+                memo.stamps[path] = stamp
         cached = self._texts.get(path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
         limit = (
             max_size if max_size is not None else self.settings_for(path).option("max-file-size")
         )
-        if st.st_size > int(limit):
-            result = FileText(
-                path, None, f"is {st.st_size} bytes, over the {int(limit)}-byte limit"
-            )
+        size = stamp[1]
+        if size > int(limit):
+            result = FileText(path, None, f"is {size} bytes, over the {int(limit)}-byte limit")
         else:
             result = _decode(path)
         self._texts[path] = (stamp, result)
@@ -281,7 +291,15 @@ class Workspace:
 
     def exists(self, path: Path) -> bool:
         self._record(path)
-        return path in self.overlays or path.exists()
+        if path in self.overlays:
+            return True
+        memo = self._disk_memo
+        if memo is None:
+            return path.exists()
+        known = memo.exists.get(path)
+        if known is None:
+            known = memo.exists[path] = path.exists()
+        return known
 
     def list_dir(self, folder: Path, pattern: str = "*", *, recursive: bool = False) -> list[Path]:
         """Sorted entries of a folder matching ``pattern`` ([] when it is not a folder)."""

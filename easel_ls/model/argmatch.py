@@ -10,7 +10,9 @@ would make the rest guesswork (an unknown option whose value it cannot tell apar
 from __future__ import annotations
 
 import difflib
+import functools
 import re
+import weakref
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -85,7 +87,8 @@ class _Optional:
 
 class _ParserView:
     def __init__(self, model: ParserModel) -> None:
-        self.model = model
+        # No reference to the model itself: views are cached while their model lives.
+        self.allow_abbrev = model.allow_abbrev
         self.prefix_chars = model.prefix_chars or "-"
         self.slots: dict[str, _Slot] = {}
         self.option_slots: list[_Slot] = []
@@ -99,11 +102,24 @@ class _ParserView:
             position = min(model.subparsers.position, len(self.positional_slots))
             self.positional_slots.insert(position, _Slot("A...", subcommands=True))
         self.negative_number_options = any(_NEGATIVE_NUMBER.match(flag) for flag in self.slots)
+        # text -> parse_optional(text): the same words recur in every command calling the script
+        # (and an unknown one costs a scan of every flag). The answers are never modified.
+        self._parsed: dict[str, _Optional | list[str] | None] = {}
 
     def parse_optional(self, text: str) -> _Optional | list[str] | None:
         """argparse's ``_parse_optional``: None for a value, a list of flags when ambiguous."""
         if not text or text[0] not in self.prefix_chars:
             return None
+        try:
+            return self._parsed[text]
+        except KeyError:
+            pass
+        parsed = self._parse_option_word(text)
+        if len(self._parsed) < 4096:
+            self._parsed[text] = parsed
+        return parsed
+
+    def _parse_option_word(self, text: str) -> _Optional | list[str] | None:
         if text in self.slots:
             return _Optional(self.slots[text], text, None)
         if len(text) == 1:
@@ -127,7 +143,7 @@ class _ParserView:
         chars = self.prefix_chars
         found: list[_Optional] = []
         if text[1] in chars:
-            if not self.model.allow_abbrev:
+            if not self.allow_abbrev:
                 return found
             prefix, _, explicit = text.partition("=")
             explicit_arg = explicit if "=" in text else None
@@ -142,6 +158,28 @@ class _ParserView:
             elif flag.startswith(text):
                 found.append(_Optional(slot, flag, None))
         return found
+
+
+# A script's parser is matched against every command that calls it: its lookup tables are built
+# once per model object (analysed models are never changed). Weak references: a dead model's
+# view is never returned, and dead entries are pruned as the table grows.
+_VIEWS: dict[int, tuple[weakref.ref[ParserModel], _ParserView]] = {}
+_views_prune_at = 256  # doubles with the live entries: pruning stays amortised O(1)
+
+
+def _view_of(model: ParserModel) -> _ParserView:
+    global _views_prune_at
+    key = id(model)
+    known = _VIEWS.get(key)
+    if known is not None and known[0]() is model:
+        return known[1]
+    if len(_VIEWS) >= _views_prune_at:
+        for dead in [k for k, (ref, _) in _VIEWS.items() if ref() is None]:
+            del _VIEWS[dead]
+        _views_prune_at = max(256, 2 * len(_VIEWS))
+    view = _ParserView(model)
+    _VIEWS[key] = (weakref.ref(model), view)
+    return view
 
 
 def _nargs_pattern(nargs: str | int | None, is_option: bool) -> str:
@@ -168,15 +206,20 @@ def _nargs_pattern(nargs: str | int | None, is_option: bool) -> str:
     return pattern
 
 
+@functools.lru_cache(maxsize=512)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)  # without re's own cache lookup (with its flag checks) per call
+
+
 def _match_argument(slot: _Slot, pattern: str) -> int | None:
-    found = re.match(_nargs_pattern(slot.nargs, slot.is_option), pattern)
+    found = _compiled(_nargs_pattern(slot.nargs, slot.is_option)).match(pattern)
     return len(found.group(1)) if found else None
 
 
 def _match_partial(slots: list[_Slot], pattern: str) -> list[int]:
     for count in range(len(slots), 0, -1):
         joined = "".join(_nargs_pattern(slot.nargs, False) for slot in slots[:count])
-        found = re.match(joined, pattern)
+        found = _compiled(joined).match(pattern)
         if found:
             return [len(group) for group in found.groups()]
     return []
@@ -212,7 +255,7 @@ class _Matcher:
         if model.open:
             self.stopped = True
             return
-        state = _LevelState(model, _ParserView(model), path)
+        state = _LevelState(model, _view_of(model), path)
         self.levels.append(state)
         try:
             self.parse_level(state, indices)
@@ -441,7 +484,7 @@ class _Matcher:
         owner = self.later_subcommand(state, words, pattern, start)
         if owner is not None:
             name, child = owner
-            found = _ParserView(child).parse_optional(text)
+            found = _view_of(child).parse_optional(text)
             if isinstance(found, _Optional) and found.slot is not None and found.slot.option:
                 option = found.slot.option
                 self.issues.append(
@@ -457,7 +500,7 @@ class _Matcher:
                 self.provided.add(id(option))
                 return self.skip_values(found, pattern, start)
         if not state.model.accepts_unknown_options:  # parse_known_args passes it through
-            flags = state.view.model.option_flags()
+            flags = state.model.option_flags()
             self.issues.append(
                 MatchIssue(
                     "unknown-option",

@@ -122,7 +122,56 @@ class _Incomplete(Exception):
     """The line ends inside a quote or after an operator that needs more."""
 
 
+# A line of plain words (a `#` comment may end it): no escapes, unquoted variables, operators or
+# redirections, and quotes only around text without a backslash. Most documented commands are
+# such lines, and reading them a word at a time is much cheaper than ``_lex_full``'s character
+# loop. (`{}[]` only matter to the full lexer for `|`, which is not plain.)
+_PLAIN = r"[^ \t\n'\"\\$`<>&|;()]"
+_ANGLE = r"<[^<>\s|&;()]+>"  # as _PLACEHOLDER_ANGLE
+_QUOTED = r"'[^']*'|\"[^\"\\]*\""
+# A `#` where a token starts is a comment (the first alternative that matches wins).
+_SIMPLE_TOKEN = re.compile(
+    rf"[ \t\n]+|(#.*)|((?:{_PLAIN}+|{_ANGLE}|{_QUOTED})+)",
+    re.DOTALL,
+)
+# The pieces of such a word (plain runs hold no quote or `<`): a quoted piece loses its quotes.
+_SIMPLE_PIECE = re.compile(rf"([^'\"<]+|{_ANGLE})|'([^']*)'|\"([^\"\\]*)\"")
+_QUOTED_VARIABLE = re.compile(r"\$[\w{(]")  # `\w` is ``isalnum()`` or `_`, as in _lex_full
+
+
+def _lex_simple(text: str) -> list[_Token] | None:
+    """The tokens ``_lex_full`` reads from a line of plain words; None for any other line."""
+    tokens: list[_Token] = []
+    i, n = 0, len(text)
+    match = _SIMPLE_TOKEN.match
+    while i < n:
+        m = match(text, i)
+        if m is None:
+            return None
+        end = m.end()
+        word = m.group(2)
+        if word is None:
+            if m.group(1) is not None:
+                tokens.append(_Token("comment", i, n, text[i + 1 :]))
+        elif "'" in word or '"' in word:
+            pieces, has_variable = [], False
+            for plain, single, double in _SIMPLE_PIECE.findall(word):
+                if double and _QUOTED_VARIABLE.search(double):
+                    has_variable = True
+                pieces.append(plain or single or double)
+            tokens.append(_Token("word", i, end, "".join(pieces), has_variable))
+        else:
+            tokens.append(_Token("word", i, end, word))
+        i = end
+    return tokens
+
+
 def _lex(text: str, final: bool) -> list[_Token]:
+    simple = _lex_simple(text)
+    return simple if simple is not None else _lex_full(text, final)
+
+
+def _lex_full(text: str, final: bool) -> list[_Token]:
     tokens: list[_Token] = []
     n = len(text)
     i = 0
@@ -309,7 +358,13 @@ _CJK_PLACEHOLDER_NOUNS = (
 )  # fmt: skip
 
 
+# A character every placeholder form needs (a word's text has no character its raw lacks).
+_PLACEHOLDER_HINT = re.compile(r"[|.…<{\u3400-\u9fff\uf900-\ufaff]")
+
+
 def _looks_placeholder(text: str, raw: str, has_variable: bool) -> bool:
+    if not has_variable and _PLACEHOLDER_HINT.search(raw) is None:
+        return False  # most words: none of the checks below can succeed
     if raw == "|":  # `[--a | --b]`: a separator of alternatives, not a value
         return True
     if has_variable or "..." in raw or "…" in raw:
@@ -328,35 +383,47 @@ class _WordMaker:
         self.doc = doc
         self.line = line
         self.optional_depth = 0
+        self._line_lengths: dict[int, int] = {}  # a line holds several words: measure it once
 
     def make(self, token: _Token) -> Word | None:
         start, end, text = token.start, token.end, token.text
         raw = self.line.text[start:end]
-        opening = len(raw) - len(raw.lstrip("["))
-        if opening == len(raw):  # a lone `[` (or `[[`)
-            self.optional_depth += opening
-            return None
-        if opening and text.startswith("[" * opening):
-            self.optional_depth += opening
-            start, raw, text = start + opening, raw[opening:], text[opening:]
-        optional = self.optional_depth > 0
-        closing = len(raw) - len(raw.rstrip("]"))
-        if closing and self.optional_depth > 0 and text.endswith("]" * closing):
-            closing = min(closing, self.optional_depth)
-            self.optional_depth -= closing
-            end, raw, text = end - closing, raw[:-closing], text[:-closing]
-            if not raw:
+        if not raw or raw[0] == "[":  # most words have no `[`: skip measuring it
+            opening = len(raw) - len(raw.lstrip("["))
+            if opening == len(raw):  # a lone `[` (or `[[`)
+                self.optional_depth += opening
                 return None
+            if opening and text.startswith("[" * opening):
+                self.optional_depth += opening
+                start, raw, text = start + opening, raw[opening:], text[opening:]
+        optional = self.optional_depth > 0
+        if optional and raw[-1] == "]":
+            closing = len(raw) - len(raw.rstrip("]"))
+            if text.endswith("]" * closing):
+                closing = min(closing, self.optional_depth)
+                self.optional_depth -= closing
+                end, raw, text = end - closing, raw[:-closing], text[:-closing]
+                if not raw:
+                    return None
         placeholder = _looks_placeholder(text, raw, token.has_variable)
         return Word(text, raw, self.range(start, end), placeholder, optional)
 
     def range(self, start: int, end: int) -> Range:
         positions = self.line.positions
         head_line, head_character = positions[start]
-        last_line, last_character = positions[max(start, end - 1)]
-        first = Position(head_line, min(head_character, self.doc.line_length(head_line)))
-        stop = Position(last_line, min(last_character + 1, self.doc.line_length(last_line)))
-        return Range(first, max(first, stop))
+        last_line, last_character = positions[end - 1 if end > start else start]
+        head_character = min(head_character, self._line_length(head_line))
+        last_character = min(last_character + 1, self._line_length(last_line))
+        first = Position(head_line, head_character)
+        if (last_line, last_character) <= (head_line, head_character):
+            return Range(first, first)  # as ``max(first, stop)``: never before the start
+        return Range(first, Position(last_line, last_character))
+
+    def _line_length(self, line: int) -> int:
+        length = self._line_lengths.get(line)
+        if length is None:
+            length = self._line_lengths[line] = self.doc.line_length(line)
+        return length
 
 
 @dataclass

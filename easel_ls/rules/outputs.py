@@ -239,8 +239,10 @@ _LITERAL_TOPIC_WORDS = {"主题名", "主题", "项目名", "topic", "project", 
 @lru_cache(maxsize=8)
 def _path_token(outputs_name: str) -> re.Pattern[str]:
     prefix = re.escape(outputs_name.strip("/"))
+    # The literal first, then a look back past it at the character before: a pattern that starts
+    # with a literal is searched for quickly, one that starts with a lookbehind tries every offset.
     return re.compile(
-        rf"(?<![\w./\\-]){prefix}/(?P<rest>[^\s`'\"()\[\]，。、；：！？）（】【》《]*)"
+        rf"{prefix}/(?<![\w./\\-]{prefix}/)(?P<rest>[^\s`'\"()\[\]，。、；：！？）（】【》《]*)"
     )
 
 

@@ -128,8 +128,11 @@ def mentioned_paths(ctx: Context) -> None:
         return
     md = ctx.markdown
     command_spans = _command_span_ranges(ctx)
+    # Only text with a `/` can mention a path: the others' ranges are never worked out.
     pieces: list[tuple[str, Range]] = []
     for span in md.code_spans:
+        if "/" not in span.text:
+            continue
         start = span.range.start
         inside_command = any(
             line == start.line and start.character <= col <= span.range.end.character
@@ -137,10 +140,8 @@ def mentioned_paths(ctx: Context) -> None:
         )
         if not inside_command:
             pieces.append((span.text, span.range))
-    pieces.extend((run.text, run.range) for run in md.text_runs)
+    pieces.extend((run.text, run.range) for run in md.text_runs if "/" in run.text)
     for text, rng in pieces:
-        if "/" not in text:
-            continue
         for m in MENTION.finditer(text):
             raw = m.group(1).rstrip(TRAILING_PUNCTUATION)
             if not raw or GLOB.search(raw) or is_placeholder(raw) or raw.endswith("/."):

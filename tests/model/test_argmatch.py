@@ -441,3 +441,26 @@ def test_option_with_placeholder_value_after_equals_is_still_checked() -> None:
     (issue,) = match_invocation(parser, tokens)
     assert issue.kind == "unknown-option" and issue.token_index == 1
     assert match_invocation(parser, [ArgToken("--topic=<主题>", True)]) == []
+
+
+def test_parser_lookup_tables_are_built_once_per_model_and_never_outlive_it() -> None:
+    from easel_ls.model import argmatch
+    from easel_ls.model.argparse_model import OptionSpec
+
+    def parser_with(flag: str) -> ParserModel:
+        option = OptionSpec(
+            (flag,), flag[2:], "store", None, True, None, False, None, None, None, 1, 0
+        )
+        return ParserModel(options=[option])
+
+    parser = parser_with("--a")
+    assert argmatch._view_of(parser) is argmatch._view_of(parser)
+    for _ in range(300):  # new models, some at the addresses of dead ones
+        parser = parser_with("--b")
+        assert match_invocation(parser, [ArgToken("--b", False), ArgToken("1", False)]) == []
+        assert [i.kind for i in match_invocation(parser, [ArgToken("--a", False)])] == [
+            "unknown-option"
+        ]
+        parser = parser_with("--a")
+        assert match_invocation(parser, [ArgToken("--a", False), ArgToken("1", False)]) == []
+    assert len(argmatch._VIEWS) < 600  # dead models' tables are pruned

@@ -444,3 +444,122 @@ def test_any_text_never_raises_and_every_range_is_inside_the_document(text: str)
         for word in [inv.script, *inv.args]:
             assert doc.contains(word.range), (word, text)
         assert inv.line == inv.script.range.start.line
+
+
+# Fast paths agree with the general code they bypass
+
+_LEX_PIECES = [
+    *list("`'\"\\$<>[]{}()|&;#= \t\n\r-./_:,主题名😀\u3000ax9"),
+    "<主题>",
+    "<a b>",
+    "<a'b>",
+    '"$X"',
+    '"${X}"',
+    '"$主"',
+    '"a$"',
+    "'$X'",
+    '""',
+    "''",
+    "--k=v",
+    "{a|b}",
+    "[--x]",
+    "…",
+    "2>",
+    "&>",
+    "<<EOF",
+    "# easel-ls: ignore[CX001]",
+]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_LEX_PIECES), max_size=30).map("".join))
+def test_simple_lexer_agrees_with_the_full_lexer(text: str) -> None:
+    from easel_ls.model.commands import _Incomplete, _lex_full, _lex_simple
+
+    simple = _lex_simple(text)
+    if simple is None:
+        return
+    for final in (True, False):
+        try:
+            full = _lex_full(text, final)
+        except _Incomplete:
+            raise AssertionError(f"the simple lexer read an incomplete line: {text!r}") from None
+        assert simple == full, text
+
+
+def test_simple_lexer_takes_common_command_lines() -> None:
+    from easel_ls.model.commands import _lex_simple
+
+    for text in (
+        'python skills/a/scripts/x.py run --topic <主题> --summary "<一句话结论>"  # note',
+        "python x.py --root \"$EASEL_OUTPUTS\" --name 'a b' [--opt value] {baseDir}/x",
+    ):
+        assert _lex_simple(text) is not None
+    for text in ("a | b", "a > out", "echo $X", "a \\ b", "a 'open", "x=$(date)", "a && b"):
+        assert _lex_simple(text) is None
+
+
+def _word_maker_reference(maker, token):  # type: ignore[no-untyped-def]
+    """``_WordMaker.make`` as written before its fast paths (the behaviour to keep)."""
+    from easel_ls.findings import Position, Range
+    from easel_ls.model.commands import Word
+
+    start, end, text = token.start, token.end, token.text
+    raw = maker.line.text[start:end]
+    opening = len(raw) - len(raw.lstrip("["))
+    if opening == len(raw):
+        maker.optional_depth += opening
+        return None
+    if opening and text.startswith("[" * opening):
+        maker.optional_depth += opening
+        start, raw, text = start + opening, raw[opening:], text[opening:]
+    optional = maker.optional_depth > 0
+    closing = len(raw) - len(raw.rstrip("]"))
+    if closing and maker.optional_depth > 0 and text.endswith("]" * closing):
+        closing = min(closing, maker.optional_depth)
+        maker.optional_depth -= closing
+        end, raw, text = end - closing, raw[:-closing], text[:-closing]
+        if not raw:
+            return None
+    positions = maker.line.positions
+    head_line, head_character = positions[start]
+    last_line, last_character = positions[max(start, end - 1)]
+    first = Position(head_line, min(head_character, maker.doc.line_length(head_line)))
+    stop = Position(last_line, min(last_character + 1, maker.doc.line_length(last_line)))
+    rng = Range(first, max(first, stop))
+    return Word(
+        text, raw, rng, _looks_placeholder_reference(text, raw, token.has_variable), optional
+    )
+
+
+def _looks_placeholder_reference(text: str, raw: str, has_variable: bool) -> bool:
+    from easel_ls.model import commands
+
+    if raw == "|":
+        return True
+    if has_variable or "..." in raw or "…" in raw:
+        return True
+    if commands._PLACEHOLDER_ANGLE.search(raw) or commands._BRACED.search(raw):
+        return True
+    if commands._CJK.search(text) and commands._CJK_WORD.fullmatch(text):
+        return text.endswith("名") or any(n in text for n in commands._CJK_PLACEHOLDER_NOUNS)
+    return False
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_LEX_PIECES + _PIECES), max_size=40).map("".join))
+def test_word_maker_agrees_with_its_reference(text: str) -> None:
+    from easel_ls.model.commands import _lex_full, _Line, _WordMaker
+
+    doc = TextDocument(Path("SKILL.md"), "x\n" + text + "\n")
+    line = _Line()
+    line.add(text, 1, 0)
+    if text:
+        line.add_break(1, len(text))  # a joining character past the end of the line
+        line.add(text[:5], 2, 3)  # a second piece on a line too short for it
+    tokens = _lex_full(line.text, True)
+    fast, reference = _WordMaker(doc, line), _WordMaker(doc, line)
+    for token in tokens:
+        if token.kind == "word":
+            assert fast.make(token) == _word_maker_reference(reference, token), text
+            assert fast.optional_depth == reference.optional_depth

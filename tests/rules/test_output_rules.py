@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from easel_ls.findings import Applicability, Finding
 from easel_ls.workspace import Workspace
@@ -272,3 +274,35 @@ def test_the_fixture_workspace_flags_each_layout_code(tmp_path: Path) -> None:
     ]:
         assert expected in found, expected
     assert run.returncode == 1
+
+
+# The path-token pattern starts with its literal (fast to search for): it finds exactly what the
+# lookbehind-first form found.
+
+_TOKEN_PIECES = [
+    *list("ab_/.\\- \n`'\"()[]，。中"),
+    "outputs",
+    "outputs/",
+    "out",
+    "xoutputs/",
+    "<主题>",
+]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.lists(st.sampled_from(_TOKEN_PIECES), max_size=30).map("".join),
+    st.sampled_from(["outputs", "out.put", "产物", "a/b"]),
+)
+def test_path_token_matches_the_lookbehind_first_pattern(text: str, outputs_name: str) -> None:
+    import re
+
+    from easel_ls.rules.outputs import _path_token
+
+    prefix = re.escape(outputs_name.strip("/"))
+    reference = re.compile(
+        rf"(?<![\w./\\-]){prefix}/(?P<rest>[^\s`'\"()\[\]，。、；：！？）（】【》《]*)"
+    )
+    text = text.replace("outputs", outputs_name)
+    found = [(m.span(), m.group("rest")) for m in _path_token(outputs_name).finditer(text)]
+    assert found == [(m.span(), m.group("rest")) for m in reference.finditer(text)]

@@ -9,6 +9,8 @@ from pathlib import Path
 import content_guard
 import pytest
 from content_guard import Finding, guard_or_die, redact, scan
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from shared_script_runner import run_script
 
 # Realistic-looking but invented credentials (random letters and digits, provider prefixes).
@@ -436,3 +438,43 @@ def test_a_megabyte_of_adversarial_text_scans_well_under_a_second(name: str) -> 
 def test_odd_input_never_raises(odd: object) -> None:
     assert isinstance(scan(odd), list)  # type: ignore[arg-type]
     assert redact("") == ""
+
+
+# --- prechecks: a pattern that tries every offset is skipped only when it cannot match --------
+
+_GUARD_PIECES = [
+    *list("aZ0179.:/\\-_=@ \n中"),
+    "localhost", ".internal", ".LOCAL", "corp", ".lan", "intranet", ".home.arpa", "team.example",
+    "/home/", "/Users/", "/root/", "/data/", "C:", "Documents and Settings", "\\\\",
+    "api_key", "APIKEY", "Secret", "token", "access-key", "passwd", "pwd", "credential",
+    "密钥", "令牌", "口令", "密码", "：", "Q7fK2mXw9LpR4tZa8VbN",
+    "10.", "192.168.", "127.0.0.1", "192.168.10.1", "100.64.0.1:8080", "8080", "١", "1١٢.",
+    "10.١.1.1",
+    "http://", "socks5://",
+    # whole assignments for every keyword, so each keyword's precheck is exercised
+    *(
+        f"{keyword}{separator}Q7fK2mXw9LpR4tZa8VbN"
+        for keyword in ("api-key", "APIKEY", "secret", "token", "access_key", "Password",
+                        "passwd", "pwd", "credential", "密钥", "令牌", "口令", "密码")
+        for separator in ("=", "：")
+    ),
+]  # fmt: skip
+
+
+def _scan_without_prechecks(monkeypatch: pytest.MonkeyPatch, text: str) -> list[Finding]:
+    import re
+
+    with monkeypatch.context() as patched:
+        patched.setattr(content_guard, "_SECRET_KEYWORDS", ("",))
+        patched.setattr(content_guard, "_INTERNAL_PATH_NEEDLES", ("",))
+        patched.setattr(content_guard, "_BARE_IP_HINT", re.compile(""))
+        patched.setattr(content_guard, "_internal_host_needles", lambda domains: ("",))
+        return scan(text, extra_domains=["Team.Example"])
+
+
+@settings(
+    max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.sampled_from(_GUARD_PIECES), max_size=25).map("".join))
+def test_prechecks_never_change_the_findings(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    assert scan(text, extra_domains=["Team.Example"]) == _scan_without_prechecks(monkeypatch, text)
