@@ -107,6 +107,32 @@ def _code_fingerprint() -> list[list[object]]:
     ]
 
 
+class EntryBuilder:
+    """Builds cache entries (what `lookup` later compares) for a workspace. Workers build the
+    entries of the files they check, so the parent only files them away."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        self._settings_keys: dict[int, tuple[object, str]] = {}
+
+    def settings_key(self, path: Path) -> str:
+        settings = self.workspace.settings_for(path)
+        known = self._settings_keys.get(id(settings))
+        if known is None or known[0] is not settings:
+            text = json.dumps(settings.describe(), sort_keys=True, default=str)
+            known = (settings, hashlib.blake2b(text.encode(), digest_size=12).hexdigest())
+            self._settings_keys[id(settings)] = known
+        return known[1]
+
+    def entry(self, path: Path, deps: set[Path], findings: list[Finding]) -> dict[str, Any]:
+        return {
+            "stamp": stamp_of(path),
+            "settings": self.settings_key(path),
+            "deps": {str(d): stamp_of(d) for d in sorted(deps) if d != path},
+            "findings": [finding_to_json(f) for f in findings],
+        }
+
+
 class CheckCache:
     def __init__(self, workspace: Workspace, folder: Path | None = None) -> None:
         self.workspace = workspace
@@ -114,7 +140,7 @@ class CheckCache:
         self.path = self.folder / "check.json"
         self.entries: dict[str, dict[str, Any]] = {}
         self.dirty = False
-        self._settings_keys: dict[int, str] = {}
+        self.builder = EntryBuilder(workspace)
         skills = sorted((s.name, str(s.folder)) for s in workspace.skills.values())
         self.context_key = hashlib.blake2b(
             json.dumps([_FORMAT, __version__, _code_fingerprint(), skills]).encode(),
@@ -132,21 +158,14 @@ class CheckCache:
             if isinstance(entries, dict):
                 self.entries = entries
 
-    def _settings_key(self, path: Path) -> str:
-        settings = self.workspace.settings_for(path)
-        key = self._settings_keys.get(id(settings))
-        if key is None:
-            text = json.dumps(settings.describe(), sort_keys=True, default=str)
-            key = hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
-            self._settings_keys[id(settings)] = key
-        return key
-
     def lookup(self, path: Path) -> list[Finding] | None:
         entry = self.entries.get(str(path))
         if entry is None:
             return None
         try:
-            if entry["stamp"] != stamp_of(path) or entry["settings"] != self._settings_key(path):
+            if entry["stamp"] != stamp_of(path):
+                return None
+            if entry["settings"] != self.builder.settings_key(path):
                 return None
             for dep, stamp in entry["deps"].items():
                 if stamp_of(Path(dep)) != stamp:
@@ -156,12 +175,11 @@ class CheckCache:
             return None
 
     def store(self, path: Path, deps: set[Path], findings: list[Finding]) -> None:
-        self.entries[str(path)] = {
-            "stamp": stamp_of(path),
-            "settings": self._settings_key(path),
-            "deps": {str(d): stamp_of(d) for d in sorted(deps) if d != path},
-            "findings": [finding_to_json(f) for f in findings],
-        }
+        self.store_entry(path, self.builder.entry(path, deps, findings))
+
+    def store_entry(self, path: Path, entry: dict[str, Any]) -> None:
+        """File an entry built by ``EntryBuilder.entry`` (here or in a worker process)."""
+        self.entries[str(path)] = entry
         self.dirty = True
 
     def save(self) -> None:

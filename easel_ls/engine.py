@@ -23,7 +23,7 @@ from easel_ls.rules import RULES
 from easel_ls.workspace import SKILL_FILE, Skill, Workspace, is_within
 
 if TYPE_CHECKING:
-    from easel_ls.cache import CheckCache
+    from easel_ls.cache import CheckCache, EntryBuilder
     from easel_ls.model.argparse_model import ScriptModel
     from easel_ls.model.commands import Invocation
     from easel_ls.model.frontmatter import Frontmatter
@@ -414,18 +414,23 @@ def _check_parallel(
     # small enough that no worker is left with a long last chunk while the others idle.
     size = max(20, min(len(misses) // (workers * 8) + 1, _CHUNK_LIMIT))
     chunks = [misses[i : i + size] for i in range(0, len(misses), size)]
-    record = cache is not None  # dependencies only matter to the cache: do not ship them back
+    # With a cache, workers also build each file's cache entry (stamps, settings key, findings
+    # as JSON): the parent shares the CPUs with them and only files the entries away.
+    record = cache is not None
     done = 0
     with ProcessPoolExecutor(
         max_workers=workers, initializer=_adopt_primed, initargs=(primed,)
     ) as pool:
-        for results in pool.map(_check_chunk, [spec] * len(chunks), chunks, [record] * len(chunks)):
-            for path, kind, deps, findings in results:
+        jobs = pool.map(
+            _check_chunk_with_entries, [spec] * len(chunks), chunks, [record] * len(chunks)
+        )
+        for results in jobs:
+            for path, entry, findings in results:
                 if progress is not None:
                     progress(done, path)
                 done += 1
-                if cache is not None and kind in CACHEABLE:
-                    cache.store(path, deps, findings)
+                if cache is not None and entry is not None:
+                    cache.store_entry(path, entry)
                 yield from findings
 
 
@@ -501,33 +506,58 @@ def _worker_workspace(spec: tuple[Path, tuple[Any, ...]]) -> Workspace:
 
 
 def _check_chunk(
+    spec: tuple[Path, tuple[Any, ...]], chunk: list[tuple[Path, FileKind]]
+) -> list[tuple[Path, FileKind, set[Path], list[Finding]]]:
+    """Worker (the editor's index): check some files with a workspace equivalent to the
+    parent's; each comes back with the paths its check read (its dependencies)."""
+    return list(_checked(_worker_workspace(spec), chunk, record=True))
+
+
+def _check_chunk_with_entries(
     spec: tuple[Path, tuple[Any, ...]],
     chunk: list[tuple[Path, FileKind]],
-    record_dependencies: bool = True,
-) -> list[tuple[Path, FileKind, set[Path], list[Finding]]]:
-    """Worker: check some files with a workspace equivalent to the parent's."""
+    build_cache_entries: bool,
+) -> list[tuple[Path, dict[str, Any] | None, list[Finding]]]:
+    """Worker (`--check`): like ``_check_chunk``, but a cacheable file comes back with its
+    cache entry (when there is a cache) instead of its dependencies."""
+    from easel_ls.cache import EntryBuilder
+
     workspace = _worker_workspace(spec)
+    builder = _WORKER_ENTRY_BUILDERS.get(workspace.root)
+    if builder is None:
+        builder = _WORKER_ENTRY_BUILDERS[workspace.root] = EntryBuilder(workspace)
+    out: list[tuple[Path, dict[str, Any] | None, list[Finding]]] = []
+    for path, kind, deps, findings in _checked(workspace, chunk, build_cache_entries):
+        cached = build_cache_entries and kind in CACHEABLE
+        out.append((path, builder.entry(path, deps, findings) if cached else None, findings))
+    return out
+
+
+def _checked(
+    workspace: Workspace, chunk: list[tuple[Path, FileKind]], record: bool
+) -> Iterator[tuple[Path, FileKind, set[Path], list[Finding]]]:
+    """(path, kind, dependencies, findings) of each file of a chunk; dependencies are
+    recorded (``record``) for the cacheable kinds only."""
     # A chunk is checked in one go: the disk is taken as unchanging meanwhile (the editor's
     # index worker lives much longer than one chunk, so the memo does not).
     workspace.memoise_disk(True)
-    out = []
     try:
         for path, kind in chunk:
-            record = record_dependencies and kind in CACHEABLE
-            if record:
+            recorded = record and kind in CACHEABLE
+            if recorded:
                 workspace.begin_recording()
             try:
                 findings = _check_one(workspace, path)
             finally:
-                deps = workspace.end_recording() if record else set()
-            out.append((path, kind, deps, findings))
+                deps = workspace.end_recording() if recorded else set()
+            yield path, kind, deps, findings
             workspace.release(path)
     finally:
         workspace.memoise_disk(False)
-    return out
 
 
 _WORKER_WORKSPACES: dict[Path, Workspace] = {}
+_WORKER_ENTRY_BUILDERS: dict[Path, EntryBuilder] = {}
 
 
 def _check_one(workspace: Workspace, path: Path) -> list[Finding]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -47,3 +48,28 @@ def test_parallel_run_equals_serial_run(tmp_path: Path, extra: list[str]) -> Non
     serial = run("1")
     assert '"code"' in serial  # the generated workspace has planted drift
     assert run("2") == serial
+
+
+def test_a_parallel_run_writes_the_cache_a_serial_run_writes(tmp_path: Path) -> None:
+    # Workers build the cache entries: same stamps, settings keys, dependencies and findings.
+    workspace = tmp_path / "ws"
+    subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks/gen_workspace.py"), "12", "--out", str(workspace)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+
+    def run(jobs: str, cache_dir: Path) -> str:
+        command = [sys.executable, "-m", "easel_ls", "--check", ".", "--output-format", "json"]
+        command += ["--jobs", jobs, "--cache-dir", str(cache_dir)]
+        result = subprocess.run(command, cwd=workspace, capture_output=True, text=True, timeout=120)
+        assert result.returncode in (0, 1), result.stderr
+        return result.stdout
+
+    serial = run("1", tmp_path / "serial")
+    assert run("2", tmp_path / "parallel") == serial
+    serial_cache = json.loads((tmp_path / "serial" / "check.json").read_text("utf-8"))
+    parallel_cache = json.loads((tmp_path / "parallel" / "check.json").read_text("utf-8"))
+    assert parallel_cache["entries"] and parallel_cache == serial_cache
+    assert run("2", tmp_path / "parallel") == serial  # warm: every file from the cache
