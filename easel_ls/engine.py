@@ -360,24 +360,36 @@ def _check_paths(
     jobs: int | None,
 ) -> Iterator[Finding]:
     explicit = {p.resolve() for p in paths if p.is_file()}
-    todo: list[tuple[Path, FileKind]] = []
-    for path in workspace.iter_files(paths):
-        kind, _ = classify(workspace, path)
-        if kind is FileKind.OTHER and not (explicit and path.resolve() in explicit):
-            continue
-        todo.append((path, kind))
-    # Cache hits first: only the misses decide whether worker processes are worth starting.
+    spec = (workspace.root, workspace.config.init_args)
     misses: list[tuple[Path, FileKind]] = []
-    for path, kind in todo:
-        hit = cache.lookup(path) if cache is not None and kind in CACHEABLE else None
-        if hit is None:
+    primer: _ScriptPrimer | None = None
+    try:
+        for path in workspace.iter_files(paths):
+            kind, _ = classify(workspace, path)
+            if kind is FileKind.OTHER and not (explicit and path.resolve() in explicit):
+                continue
+            hit = cache.lookup(path) if cache is not None and kind in CACHEABLE else None
+            if hit is not None:
+                yield from hit
+                continue
             misses.append((path, kind))
-        else:
-            yield from hit
-    workers = _worker_count(jobs, len(misses))
-    if workers > 1:
-        yield from _check_parallel(workspace, misses, workers, progress, cache)
-        return
+            if primer is None and len(misses) == _PARALLEL_THRESHOLD:
+                workers = _worker_count(jobs, len(misses))
+                if workers > 1:
+                    # A large run that will use worker processes: they parse the shared scripts
+                    # (which most documents call) while this process is still walking the tree.
+                    primer = _ScriptPrimer(spec, _shared_python_scripts(workspace), workers)
+        workers = _worker_count(jobs, len(misses))
+        if workers > 1:
+            if primer is not None:
+                primed, primer = primer.result(), None
+            else:
+                primed = _analyse_scripts_in_parallel(spec, misses, workers)
+            yield from _check_parallel(workspace, misses, workers, progress, cache, primed)
+            return
+    finally:
+        if primer is not None:  # the walk failed or was abandoned
+            primer.cancel()
     for i, (path, kind) in enumerate(misses):
         if progress is not None:
             progress(i, path)
@@ -404,12 +416,12 @@ def _check_parallel(
     workers: int,
     progress: Callable[[int, Path], None] | None,
     cache: CheckCache | None,
+    primed: PrimedScripts,
 ) -> Iterator[Finding]:
     from concurrent.futures import ProcessPoolExecutor
 
     _load_rules()  # imported once here: forked workers inherit the modules
     spec = (workspace.root, workspace.config.init_args)
-    primed = _analyse_scripts_in_parallel(spec, misses, workers)
     # Chunks follow folder order, so a worker sees a skill's files (and its scripts) together;
     # small enough that no worker is left with a long last chunk while the others idle.
     size = max(20, min(len(misses) // (workers * 8) + 1, _CHUNK_LIMIT))
@@ -444,27 +456,51 @@ def _analyse_scripts_in_parallel(
     """The argparse models (and script facts) of the Python scripts to check, each built once
     by one of ``workers`` processes. Most documents call scripts: without this every worker
     would parse every script it meets, and parsing is most of a script's cost."""
-    from concurrent.futures import ProcessPoolExecutor
-
     scripts = [path for path, kind in misses if kind is FileKind.SCRIPT and path.suffix == ".py"]
-    if len(scripts) < 2:
-        return []
+    return _ScriptPrimer(spec, scripts, workers).result()
 
-    def size(path: Path) -> int:
+
+class _ScriptPrimer:
+    """Script models being built in worker processes (see ``_analyse_scripts_in_parallel``);
+    started early, it works while the parent process is busy with something else."""
+
+    def __init__(self, spec: tuple[Path, tuple[Any, ...]], scripts: list[Path], workers: int):
+        from concurrent.futures import Future, ProcessPoolExecutor
+
+        def size(path: Path) -> int:
+            try:
+                return path.stat().st_size
+            except OSError:
+                return 0
+
+        # Largest first, dealt round-robin: every process gets a similar share of the parsing.
+        by_size = sorted(scripts, key=size, reverse=True)
+        shares = [by_size[i::workers] for i in range(workers) if by_size[i::workers]]
+        self._pool = ProcessPoolExecutor(max_workers=len(shares)) if len(scripts) > 1 else None
+        self._futures: list[Future[PrimedScripts]] = []
+        if self._pool is not None:
+            self._futures = [self._pool.submit(_analyse_scripts, spec, share) for share in shares]
+
+    def result(self) -> PrimedScripts:
+        if self._pool is None:
+            return []
         try:
-            return path.stat().st_size
-        except OSError:
-            return 0
+            return [item for future in self._futures for item in future.result()]
+        finally:
+            self._pool.shutdown()
 
-    # Largest first, dealt round-robin: every process gets a similar share of the parsing.
-    by_size = sorted(scripts, key=size, reverse=True)
-    shares = [by_size[i::workers] for i in range(workers) if by_size[i::workers]]
-    with ProcessPoolExecutor(max_workers=len(shares)) as pool:
-        return [
-            item
-            for analysed in pool.map(_analyse_scripts, [spec] * len(shares), shares)
-            for item in analysed
-        ]
+    def cancel(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _shared_python_scripts(workspace: Workspace) -> list[Path]:
+    folder = workspace.shared_scripts_dir()
+    return [
+        path
+        for path in workspace.iter_files([folder])
+        if path.suffix == ".py" and classify(workspace, path)[0] is FileKind.SCRIPT
+    ]
 
 
 def _analyse_scripts(spec: tuple[Path, tuple[Any, ...]], scripts: list[Path]) -> PrimedScripts:
