@@ -128,9 +128,14 @@ class EntryBuilder:
         return {
             "stamp": stamp_of(path),
             "settings": self.settings_key(path),
-            "deps": {str(d): stamp_of(d) for d in sorted(deps) if d != path},
+            "deps": {str(d): self._dependency_stamp(d) for d in sorted(deps) if d != path},
             "findings": [finding_to_json(f) for f in findings],
         }
+
+    def _dependency_stamp(self, path: Path) -> Stamp:
+        # Hundreds of documents depend on the same shared scripts: within a batch run (where
+        # the workspace takes the disk as unchanging) each is stat'ed once.
+        return self.workspace.remembered(("cache-stamp", path), lambda: stamp_of(path))
 
 
 class CheckCache:
