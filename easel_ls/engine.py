@@ -562,21 +562,30 @@ def _check_chunk_with_entries(
     builder = _WORKER_ENTRY_BUILDERS.get(workspace.root)
     if builder is None:
         builder = _WORKER_ENTRY_BUILDERS[workspace.root] = EntryBuilder(workspace)
+        # This worker lives for one `--check` run, during which the disk is taken as unchanging
+        # (as in the parent): one memo for all its chunks, not a fresh one per chunk.
+        workspace.memoise_disk(True)
     out: list[tuple[Path, dict[str, Any] | None, list[Finding]]] = []
-    for path, kind, deps, findings in _checked(workspace, chunk, build_cache_entries):
+    checked = _checked(workspace, chunk, build_cache_entries, fresh_memo=False)
+    for path, kind, deps, findings in checked:
         cached = build_cache_entries and kind in CACHEABLE
         out.append((path, builder.entry(path, deps, findings) if cached else None, findings))
     return out
 
 
 def _checked(
-    workspace: Workspace, chunk: list[tuple[Path, FileKind]], record: bool
+    workspace: Workspace,
+    chunk: list[tuple[Path, FileKind]],
+    record: bool,
+    *,
+    fresh_memo: bool = True,
 ) -> Iterator[tuple[Path, FileKind, set[Path], list[Finding]]]:
     """(path, kind, dependencies, findings) of each file of a chunk; dependencies are
     recorded (``record``) for the cacheable kinds only."""
     # A chunk is checked in one go: the disk is taken as unchanging meanwhile (the editor's
-    # index worker lives much longer than one chunk, so the memo does not).
-    workspace.memoise_disk(True)
+    # index worker lives much longer than one chunk, so it gets a fresh memo per chunk).
+    if fresh_memo:
+        workspace.memoise_disk(True)
     try:
         for path, kind in chunk:
             recorded = record and kind in CACHEABLE
@@ -589,7 +598,8 @@ def _checked(
             yield path, kind, deps, findings
             workspace.release(path)
     finally:
-        workspace.memoise_disk(False)
+        if fresh_memo:
+            workspace.memoise_disk(False)
 
 
 _WORKER_WORKSPACES: dict[Path, Workspace] = {}

@@ -120,6 +120,7 @@ _COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _WHITESPACE = re.compile(r"\s+")
 _REFERENCE_LINKS = frozenset({"Reference", "Collapsed", "Shortcut"})
+_ENDS_TO_HANDLE = frozenset({"CodeBlock", "HtmlBlock", "Link", "Image"})
 
 
 def parse_markdown(doc: TextDocument, body_start_line: int = 0) -> MarkdownModel:
@@ -231,11 +232,16 @@ class _Builder:
                 continue
             if self._run is not None:
                 self._end_run()
+            # Most starts and ends (paragraphs, list items, emphasis ...) need nothing.
+            if kind == "End":
+                if type(value) is not str or value in _ENDS_TO_HANDLE:
+                    self._end(value)
+                continue
+            if kind == "Start" and type(value) is str and value != "HtmlBlock":
+                continue
             start, end = span["start"], span["end"]
             if kind == "Start":
                 self._start(value, start, end)
-            elif kind == "End":
-                self._end(value)
             elif kind == "Code":
                 if self._links:
                     self._links[-1].text_parts.append(value)
