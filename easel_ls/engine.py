@@ -6,6 +6,7 @@ A rule that raises is isolated as EZ003 on that file; the other rules still run.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import os
 import re
@@ -420,7 +421,7 @@ def _check_parallel(
 ) -> Iterator[Finding]:
     from concurrent.futures import ProcessPoolExecutor
 
-    _load_rules()  # imported once here: forked workers inherit the modules
+    _prepare_for_workers(workspace)
     spec = (workspace.root, workspace.config.init_args)
     # Chunks follow folder order, so a worker sees a skill's files (and its scripts) together;
     # small enough that no worker is left with a long last chunk while the others idle.
@@ -444,6 +445,23 @@ def _check_parallel(
                 if cache is not None and entry is not None:
                     cache.store_entry(path, entry)
                 yield from findings
+
+
+def _prepare_for_workers(workspace: Workspace) -> None:
+    """Do once in the parent what each forked worker would otherwise do on its own: import the
+    rules, models and jsonschema (where no bytecode cache can be written, every import compiles)
+    and decide which shared modules (content_guard ...) to load."""
+    import jsonschema  # noqa: F401  (the manifest and metadata schemas)
+
+    from easel_ls import schemas, suppressions  # noqa: F401
+    from easel_ls.model import argmatch, commands, frontmatter, json_doc, markdown  # noqa: F401
+    from easel_ls.vendor import load_shared
+
+    _load_rules()
+    trusted = bool(workspace.settings_for(workspace.root).option("trusted-workspace"))
+    with contextlib.suppress(Exception):  # a worker meets (and reports) the same problem
+        load_shared(None)  # the packaged copy (some rules read its constants)
+        load_shared(workspace.shared_scripts_dir(), trusted=trusted)
 
 
 # (path, content hash, artefacts by kind) of the scripts analysed before the check started.

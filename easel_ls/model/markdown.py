@@ -137,7 +137,7 @@ def parse_markdown(doc: TextDocument, body_start_line: int = 0) -> MarkdownModel
         body = _LONE_SURROGATE.sub("\ufffd", body)
     source = _Source(body, first)
     builder = _Builder(source)
-    builder.walk(_PARSER.events_with_range(body))
+    builder.walk(_PARSER.events_with_range(body, merge_text=True))
     return builder.model
 
 
