@@ -431,20 +431,30 @@ def _check_parallel(
     # as JSON): the parent shares the CPUs with them and only files the entries away.
     record = cache is not None
     done = 0
-    with ProcessPoolExecutor(
-        max_workers=workers, initializer=_adopt_primed, initargs=(primed,)
-    ) as pool:
-        jobs = pool.map(
-            _check_chunk_with_entries, [spec] * len(chunks), chunks, [record] * len(chunks)
-        )
-        for results in jobs:
-            for path, entry, findings in results:
-                if progress is not None:
-                    progress(done, path)
-                done += 1
-                if cache is not None and entry is not None:
-                    cache.store_entry(path, entry)
-                yield from findings
+    # Forked workers start from this workspace (never from one an earlier run left here).
+    _WORKER_WORKSPACES.pop(workspace.root, None)
+    _WORKER_ENTRY_BUILDERS.pop(workspace.root, None)
+    _FORKED_WORKSPACES[workspace.root] = workspace
+    try:
+        with ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=_process_context(),
+            initializer=_adopt_primed,
+            initargs=(primed,),
+        ) as pool:
+            jobs = pool.map(
+                _check_chunk_with_entries, [spec] * len(chunks), chunks, [record] * len(chunks)
+            )
+            for results in jobs:
+                for path, entry, findings in results:
+                    if progress is not None:
+                        progress(done, path)
+                    done += 1
+                    if cache is not None and entry is not None:
+                        cache.store_entry(path, entry)
+                    yield from findings
+    finally:
+        _FORKED_WORKSPACES.pop(workspace.root, None)
 
 
 def _prepare_for_workers(workspace: Workspace) -> None:
@@ -494,7 +504,9 @@ class _ScriptPrimer:
         # Largest first, dealt round-robin: every process gets a similar share of the parsing.
         by_size = sorted(scripts, key=size, reverse=True)
         shares = [by_size[i::workers] for i in range(workers) if by_size[i::workers]]
-        self._pool = ProcessPoolExecutor(max_workers=len(shares)) if len(scripts) > 1 else None
+        self._pool = None
+        if len(scripts) > 1:
+            self._pool = ProcessPoolExecutor(len(shares), mp_context=_process_context())
         self._futures: list[Future[PrimedScripts]] = []
         if self._pool is not None:
             self._futures = [self._pool.submit(_analyse_scripts, spec, share) for share in shares]
@@ -552,11 +564,30 @@ def _worker_workspace(spec: tuple[Path, tuple[Any, ...]]) -> Workspace:
     root, (explicit, stop_at, overrides) = spec
     workspace = _WORKER_WORKSPACES.get(root)
     if workspace is None:
-        config = ConfigResolver(explicit, stop_at=stop_at, overrides=overrides)
-        workspace = _WORKER_WORKSPACES[root] = Workspace(root=root, config=config)
+        # A forked worker has a copy of the parent's workspace, whose skills index, config
+        # lookups and disk memo the walk already built; a spawned one starts afresh.
+        workspace = _FORKED_WORKSPACES.get(root)
+        if workspace is None:
+            config = ConfigResolver(explicit, stop_at=stop_at, overrides=overrides)
+            workspace = Workspace(root=root, config=config)
+        _WORKER_WORKSPACES[root] = workspace
         for path, content_hash, artefacts in _PRIMED:
             workspace.adopt_artefacts(path, content_hash, artefacts)
     return workspace
+
+
+# The parent's workspace while a `--check` run's worker processes are forked (see above).
+_FORKED_WORKSPACES: dict[Path, Workspace] = {}
+
+
+def _process_context() -> Any:
+    """fork where there is one: the CLI runs no threads, and forked workers share the parent's
+    imports, GC settings and workspace (Python 3.14 makes forkserver the default on Linux)."""
+    import multiprocessing
+
+    if "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
 
 
 def _check_chunk(
@@ -582,7 +613,8 @@ def _check_chunk_with_entries(
         builder = _WORKER_ENTRY_BUILDERS[workspace.root] = EntryBuilder(workspace)
         # This worker lives for one `--check` run, during which the disk is taken as unchanging
         # (as in the parent): one memo for all its chunks, not a fresh one per chunk.
-        workspace.memoise_disk(True)
+        if not workspace.memoising_disk:
+            workspace.memoise_disk(True)
     out: list[tuple[Path, dict[str, Any] | None, list[Finding]]] = []
     checked = _checked(workspace, chunk, build_cache_entries, fresh_memo=False)
     for path, kind, deps, findings in checked:

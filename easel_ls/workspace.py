@@ -198,6 +198,10 @@ class Workspace:
         symbolic link and what folders list (a fresh memo each time it is enabled)."""
         self._disk_memo = _DiskMemo() if enabled else None
 
+    @property
+    def memoising_disk(self) -> bool:
+        return self._disk_memo is not None
+
     def remembered(self, key: Hashable, compute: Callable[[], T]) -> T:
         """``compute()``, remembered for the rest of a batch run (``key`` names the question);
         outside one, computed afresh every time."""
