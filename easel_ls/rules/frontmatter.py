@@ -96,6 +96,7 @@ def frontmatter_keys(ctx: Context) -> None:
     if mapping is None:
         return
     seen: dict[str, yaml.Node] = {}
+    present = {str(key.value) for key, _ in fm.items()}
     for key, value in fm.items():
         name = str(key.value)
         key_range = fm.node_range(key)
@@ -127,7 +128,7 @@ def frontmatter_keys(ctx: Context) -> None:
                     (TextEdit(ctx.path, key_range, s),),
                 )
                 for s in suggestions
-                if s not in seen
+                if s not in present  # renaming onto a key written elsewhere would duplicate it
             ]
             ctx.report(
                 "FM006",
@@ -217,6 +218,7 @@ def _check_metadata(ctx: Context, fm: Frontmatter, value: yaml.Node) -> None:
             )
         elif name != "openclaw":
             suggestions = closest(name, ["openclaw"])
+            written = {str(k.value) for k, _ in mapping_items(value)}
             ctx.report(
                 "FM006",
                 rng,
@@ -225,6 +227,7 @@ def _check_metadata(ctx: Context, fm: Frontmatter, value: yaml.Node) -> None:
                 fixes=[
                     Fix(f"Rename to `{s}`", Applicability.UNSAFE, (TextEdit(ctx.path, rng, s),))
                     for s in suggestions
+                    if s not in written
                 ],
             )
 

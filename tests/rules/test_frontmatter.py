@@ -297,6 +297,17 @@ def test_fm006_unknown_metadata_key_suggests_openclaw(lint: Lint) -> None:
     assert findings[0].help == "did you mean `openclaw`?"
 
 
+def test_fm006_offers_no_rename_onto_a_key_written_later(lint: Lint) -> None:
+    # Renaming `nmae` to `name` would make `name` a duplicate (FM007) and YAML drop a value.
+    frontmatter = GOOD.replace("name: card-maker", "nmae: card-maker\nname: card-maker")
+    [unknown] = [f for f in lint(frontmatter) if f.code == "FM006"]
+    assert unknown.help == "did you mean `name`?"
+    assert unknown.fixes == []
+    nested = lint(GOOD + "metadata:\n  openclwa: {}\n  openclaw:\n    os: [darwin]\n")
+    [unknown] = [f for f in nested if f.code == "FM006"]
+    assert unknown.fixes == []
+
+
 def test_fm006_unrelated_key_has_no_suggestion(lint: Lint) -> None:
     [finding] = lint(GOOD + "作者: 小林\n")
     assert finding.code == "FM006"
