@@ -59,6 +59,14 @@ def match_invocation(model: ParserModel, args: list[ArgToken]) -> list[MatchIssu
     return matcher.issues
 
 
+def positional_owners(model: ParserModel, args: list[ArgToken]) -> dict[int, PositionalSpec]:
+    """For each word (by index in ``args``) a positional argument takes, that positional, as
+    argparse assigns them (nargs patterns, options in between, subcommand levels)."""
+    matcher = _Matcher(args)
+    matcher.match_level(model, list(range(len(args))), ())
+    return matcher.positional_owners
+
+
 # --- one parser's view: argparse's option lookup ------------------------------------------------
 
 
@@ -248,6 +256,7 @@ class _Matcher:
         self.stopped = False
         self.levels: list[_LevelState] = []
         self.provided: set[int] = set()  # ids of OptionSpecs given, even if misplaced
+        self.positional_owners: dict[int, PositionalSpec] = {}  # word index -> its positional
 
     # -- levels ---------------------------------------------------------------------------------
 
@@ -396,6 +405,9 @@ class _Matcher:
         explicit: tuple[str, tuple[int, int]] | None = None,
     ) -> None:
         state.seen.add(id(slot))
+        if slot.positional is not None:
+            for index in values:
+                self.positional_owners[index] = slot.positional
         option = slot.option
         optional_token = option_index is not None and self.args[option_index].optional
         if option is not None:

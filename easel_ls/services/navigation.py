@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from easel_ls.engine import Context, FileKind, classify, script_model
 from easel_ls.findings import Position, Range
+from easel_ls.model.argmatch import ArgToken, positional_owners
 from easel_ls.model.text import TextDocument
 from easel_ls.workspace import Workspace
 
@@ -42,7 +43,7 @@ class Definition:
     origin: Range  # the word in the document
     path: Path
     range: Range  # in ``path``
-    what: str  # "file", "option" or "subcommand"
+    what: str  # "file", "option", "subcommand" or "positional"
 
 
 def markdown_context(ws: Workspace, doc: TextDocument) -> Context | None:
@@ -179,14 +180,27 @@ def _command_definition(ctx: Context, inv: Invocation, position: Position) -> De
         return None
     ctx.workspace.note_dependency(script, ctx.path)
     parsers = [model.parser]  # the parser chain the words walk down, subcommand by subcommand
-    for word in inv.args:
+    for index, word in enumerate(inv.args):
         current = parsers[-1]
         if _contains(word.range, position):
-            return _word_definition(ctx, script, word, parsers)
+            found = _word_definition(ctx, script, word, parsers)
+            return found or _positional_definition(ctx, script, model.parser, inv, index)
         subcommand = _subcommand(current, word)
         if subcommand is not None:
             parsers.append(subcommand)
     return None
+
+
+def _positional_definition(
+    ctx: Context, script: Path, parser: ParserModel, inv: Invocation, index: int
+) -> Definition | None:
+    """The `add_argument` of the positional that takes word ``index``, as argparse assigns it."""
+    tokens = [ArgToken(w.text, w.placeholder, w.optional) for w in inv.args]
+    spec = positional_owners(parser, tokens).get(index)
+    if spec is None:
+        return None
+    rng = _line_range(ctx, script, spec.line, spec.column)
+    return Definition(inv.args[index].range, script, rng, "positional")
 
 
 def _word_definition(

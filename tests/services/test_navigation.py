@@ -172,3 +172,27 @@ def test_files_that_are_not_skill_markdown_have_no_links(ws: Workspace) -> None:
     assert script is not None
     assert document_links(ws, script) == []
     assert definition(ws, script, Position(3, 5)) == []
+
+
+EXPORT_SCRIPT = """\
+import argparse
+parser = argparse.ArgumentParser()
+parser.add_argument("topic")
+parser.add_argument("--fmt", choices=["png", "jpg"])
+parser.add_argument("files", nargs="+")
+args = parser.parse_args()
+"""
+
+
+def test_positional_words_go_to_the_positional_argparse_assigns_them(ws: Workspace) -> None:
+    skill = ws.root / "skills/openclaw/card-maker"
+    write(skill, {"scripts/export.py": EXPORT_SCRIPT})
+    text = "# 导出\n\n```bash\npython scripts/export.py 春日野餐 --fmt png a.png b.png\n```\n"
+    doc = TextDocument(skill / "references/export.md", text)
+    ws.set_overlay(doc)
+    (topic,) = definition(ws, doc, position_of(doc, "春日野餐"))
+    assert (topic.what, topic.range.start) == ("positional", Position(2, len("parser.add_argument(")))
+    assert doc.slice(topic.origin) == "春日野餐"
+    (files,) = definition(ws, doc, position_of(doc, "b.png"))
+    assert (files.what, files.range.start.line) == ("positional", 4)
+    assert definition(ws, doc, position_of(doc, "png a.png")) == []  # an option's value
