@@ -581,11 +581,13 @@ _FORKED_WORKSPACES: dict[Path, Workspace] = {}
 
 
 def _process_context() -> Any:
-    """fork where there is one: the CLI runs no threads, and forked workers share the parent's
-    imports, GC settings and workspace (Python 3.14 makes forkserver the default on Linux)."""
+    """fork where there is one and no other thread runs (the CLI): forked workers share the
+    parent's imports, GC settings and workspace (Python 3.14 makes forkserver the default on
+    Linux). With threads about, forking could copy a held lock: the platform default then."""
     import multiprocessing
+    import threading
 
-    if "fork" in multiprocessing.get_all_start_methods():
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context()
 

@@ -73,3 +73,34 @@ def test_a_parallel_run_writes_the_cache_a_serial_run_writes(tmp_path: Path) -> 
     parallel_cache = json.loads((tmp_path / "parallel" / "check.json").read_text("utf-8"))
     assert parallel_cache["entries"] and parallel_cache == serial_cache
     assert run("2", tmp_path / "parallel") == serial  # warm: every file from the cache
+
+
+def test_spawned_workers_report_what_forked_workers_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Where fork is unavailable (or threads run), workers are spawned: nothing is inherited.
+    import multiprocessing
+
+    from easel_ls import engine
+    from easel_ls.config import ConfigResolver
+    from easel_ls.workspace import Workspace
+
+    workspace = tmp_path / "ws"
+    subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks/gen_workspace.py"), "12", "--out", str(workspace)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    root = workspace.resolve()
+
+    def findings() -> list[tuple[str, str, int, int]]:
+        ws = Workspace(root=root, config=ConfigResolver(stop_at=root))
+        found = engine.check_paths(ws, [root], jobs=2)
+        return sorted(
+            (f.code, str(f.path), f.range.start.line, f.range.start.character) for f in found
+        )
+
+    forked = findings()
+    monkeypatch.setattr(engine, "_process_context", lambda: multiprocessing.get_context("spawn"))
+    assert forked and findings() == forked
