@@ -12,15 +12,21 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("extra", [[], ["--select", "CM,RS"]])
-def test_parallel_run_equals_serial_run(tmp_path: Path, extra: list[str]) -> None:
-    workspace = tmp_path / "ws"
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A generated 12-skill workspace (with planted drift) to check."""
+    folder = tmp_path / "ws"
     subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks/gen_workspace.py"), "12", "--out", str(workspace)],
+        [sys.executable, str(ROOT / "benchmarks/gen_workspace.py"), "12", "--out", str(folder)],
         check=True,
         capture_output=True,
         timeout=120,
     )
+    return folder
+
+
+@pytest.mark.parametrize("extra", [[], ["--select", "CM,RS"]])
+def test_parallel_run_equals_serial_run(workspace: Path, extra: list[str]) -> None:
 
     def run(jobs: str) -> str:
         result = subprocess.run(
@@ -50,15 +56,10 @@ def test_parallel_run_equals_serial_run(tmp_path: Path, extra: list[str]) -> Non
     assert run("2") == serial
 
 
-def test_a_parallel_run_writes_the_cache_a_serial_run_writes(tmp_path: Path) -> None:
+def test_a_parallel_run_writes_the_cache_a_serial_run_writes(
+    workspace: Path, tmp_path: Path
+) -> None:
     # Workers build the cache entries: same stamps, settings keys, dependencies and findings.
-    workspace = tmp_path / "ws"
-    subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks/gen_workspace.py"), "12", "--out", str(workspace)],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
 
     def run(jobs: str, cache_dir: Path) -> str:
         command = [sys.executable, "-m", "easel_ls", "--check", ".", "--output-format", "json"]
@@ -76,7 +77,7 @@ def test_a_parallel_run_writes_the_cache_a_serial_run_writes(tmp_path: Path) -> 
 
 
 def test_spawned_workers_report_what_forked_workers_report(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Where fork is unavailable (or threads run), workers are spawned: nothing is inherited.
     import multiprocessing
@@ -85,13 +86,6 @@ def test_spawned_workers_report_what_forked_workers_report(
     from easel_ls.config import ConfigResolver
     from easel_ls.workspace import Workspace
 
-    workspace = tmp_path / "ws"
-    subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks/gen_workspace.py"), "12", "--out", str(workspace)],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
     root = workspace.resolve()
 
     def findings() -> list[tuple[str, str, int, int]]:
