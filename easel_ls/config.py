@@ -315,20 +315,27 @@ class ConfigResolver:
         self._overridden: dict[int, tuple[Settings, Settings]] = {}
         self.loaded: dict[Path, Settings] = {}
 
-    def for_path(self, path: Path) -> Settings:
+    def for_path(
+        self, path: Path, files_in: Mapping[str, frozenset[str]] | None = None
+    ) -> Settings:
+        """``files_in``: folder -> the files it holds, where a batch walk listed it (answers
+        found there save a ``stat`` per file and per config name)."""
         memo = self._by_path.get(path)
         if memo is not None:
             return memo
-        settings = self._resolve(path)
+        settings = self._resolve(path, files_in or {})
         if len(self._by_path) < 200_000:
             self._by_path[path] = settings
         return settings
 
-    def _resolve(self, path: Path) -> Settings:
+    def _resolve(self, path: Path, files_in: Mapping[str, frozenset[str]]) -> Settings:
         if self._explicit is not None:
             settings = self._explicit
         else:
-            settings = self._for_dir(path if os.path.isdir(path) else path.parent)
+            listed = files_in.get(os.path.dirname(path))
+            is_file = listed is not None and path.name in listed
+            folder = path if not is_file and os.path.isdir(path) else path.parent
+            settings = self._for_dir(folder, files_in)
         if self._overrides:
             known = self._overridden.get(id(settings))
             if known is None or known[0] is not settings:
@@ -337,12 +344,15 @@ class ConfigResolver:
             settings = known[1]
         return settings
 
-    def _for_dir(self, folder: Path) -> Settings:
+    def _for_dir(self, folder: Path, files_in: Mapping[str, frozenset[str]]) -> Settings:
         cached = self._by_dir.get(folder)
         if cached is not None:
             return cached
         settings: Settings | None = None
+        listed = files_in.get(str(folder))
         for name in CONFIG_FILES:
+            if listed is not None and name not in listed:
+                continue  # the walk saw no such file here
             if not os.path.isfile(os.path.join(folder, name)):
                 continue
             candidate = folder / name
@@ -353,7 +363,7 @@ class ConfigResolver:
         if settings is None:
             parent = folder.parent
             at_top = parent == folder or (self._stop_at is not None and folder == self._stop_at)
-            settings = Settings() if at_top else self._for_dir(parent)
+            settings = Settings() if at_top else self._for_dir(parent, files_in)
         self._by_dir[folder] = settings
         return settings
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import gc
 import os
 import re
 import traceback
@@ -184,6 +185,14 @@ def script_model(workspace: Workspace, path: Path) -> ScriptModel | None:
 def _analyse_script(workspace: Workspace, doc: TextDocument, path: str) -> ScriptModel:
     """The argparse model, and the PB rules' script facts from the same parse: parsing is most
     of the cost of either, and a script called from many documents is analysed once."""
+    # The syntax tree (tens of thousands of nodes, no cycles) is freed before collection
+    # resumes: collecting meanwhile would only walk it again and again, making this a third
+    # slower, and collecting as it resumes would walk it once more.
+    with _collector_paused():
+        return _analyse_parsed(workspace, doc, path)
+
+
+def _analyse_parsed(workspace: Workspace, doc: TextDocument, path: str) -> ScriptModel:
     from easel_ls.model.argparse_model import analyse_script
     from easel_ls.model.script_facts import parse_python, script_facts
 
@@ -191,6 +200,17 @@ def _analyse_script(workspace: Workspace, doc: TextDocument, path: str) -> Scrip
     if tree is not None:
         workspace.artefact("script-facts", doc, lambda: script_facts(tree))
     return analyse_script(doc.text, path, tree)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 Checker = Callable[[Context], None]

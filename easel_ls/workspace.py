@@ -141,6 +141,8 @@ class _DiskMemo:
     stamps: dict[Path, tuple[int, int]] = field(default_factory=dict)
     # path -> whether it exists (scripts and link targets are probed once per mention)
     exists: dict[Path, bool] = field(default_factory=dict)
+    # folder -> the names of the files (not folders) it holds, as the walk listed them
+    files_in: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -168,7 +170,8 @@ class Workspace:
 
     # -- settings -------------------------------------------------------------------------
     def settings_for(self, path: Path) -> Settings:
-        return self.config.for_path(path)
+        memo = self._disk_memo
+        return self.config.for_path(path, memo.files_in if memo is not None else None)
 
     def rel(self, path: Path) -> str:
         root = str(self.root)
@@ -281,7 +284,7 @@ class Workspace:
         if size > int(limit):
             result = FileText(path, None, f"is {size} bytes, over the {int(limit)}-byte limit")
         else:
-            result = _decode(path)
+            result = _decode(path, size)
         self._texts[path] = (stamp, result)
         return result
 
@@ -302,7 +305,11 @@ class Workspace:
             return path.exists()
         known = memo.exists.get(path)
         if known is None:
-            known = memo.exists[path] = path.exists()
+            text = str(path)
+            listed = memo.files_in.get(os.path.dirname(text))
+            # The walk saw a file here with no symbolic link on the way: no need to stat it.
+            seen = listed is not None and path.name in listed and memo.plain.get(text) is True
+            known = memo.exists[path] = seen or path.exists()
         return known
 
     def list_dir(self, folder: Path, pattern: str = "*", *, recursive: bool = False) -> list[Path]:
@@ -448,14 +455,57 @@ class Workspace:
                     seen.add(str(start))
                     yield start
                 continue
-            for dirpath, dirnames, filenames in os.walk(start, followlinks=False):
-                dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-                here = Path(dirpath)
-                for name in sorted(filenames):
-                    p = here / name
-                    if str(p) not in seen:
-                        seen.add(str(p))
-                        yield p
+            for folder, names in self._walk(str(start)):
+                here = Path(folder)
+                for name in names:
+                    text = os.path.join(folder, name)
+                    if text not in seen:
+                        seen.add(text)
+                        yield here / name
+
+    def _walk(self, top: str) -> Iterator[tuple[str, list[str]]]:
+        """(folder, sorted file names) top-down like ``os.walk(top, followlinks=False)`` with
+        sorted folders, skipping ``_SKIP_DIRS``. In a batch run the listing is also remembered:
+        which paths hold no symbolic link (so reading them needs no ``lstat`` per part) and
+        which files each folder holds (so config lookups need no ``stat``)."""
+        memo = self._disk_memo
+        top_plain = memo is not None and self._known_plain(top)
+        todo = [(top, top_plain)]
+        while todo:
+            folder, plain = todo.pop()
+            try:
+                with os.scandir(folder) as listing:
+                    entries = list(listing)
+            except OSError:  # unreadable or gone: skipped, as os.walk does
+                continue
+            files: list[str] = []
+            folders: list[tuple[str, bool]] = []
+            for entry in entries:
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:  # as os.path.isdir: not a folder
+                    is_dir = False
+                try:
+                    is_link = entry.is_symlink()
+                except OSError:
+                    is_link = False
+                if is_dir:
+                    # A symbolic link to a folder is listed but never entered.
+                    if entry.name not in _SKIP_DIRS and not is_link:
+                        folders.append((entry.name, plain))
+                else:
+                    files.append(entry.name)
+                    if plain and memo is not None:
+                        memo.plain[entry.path] = not is_link
+            files.sort()
+            if memo is not None:
+                memo.files_in[folder] = frozenset(files)
+            yield folder, files
+            for name, parent_plain in sorted(folders, reverse=True):
+                sub = os.path.join(folder, name)
+                if parent_plain and memo is not None:
+                    memo.plain[sub] = True
+                todo.append((sub, parent_plain))
 
 
 def _list_dir(folder: Path, pattern: str, recursive: bool) -> tuple[list[Path], list[Path]]:
@@ -489,9 +539,29 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _decode(path: Path) -> FileText:
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _read_bytes(path: Path, size: int) -> bytes:
+    """``path.read_bytes()`` in fewer system calls (no buffer object, no size queries): a cold
+    check reads thousands of small files. ``size`` (from stat) sizes the first read."""
+    fd = os.open(path, _READ_FLAGS)
     try:
-        raw = path.read_bytes()
+        chunks: list[bytes] = []
+        want = max(size + 1, 1 << 16)
+        while True:  # to the end of the file, whatever its size is by now
+            chunk = os.read(fd, want)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            want = 1 << 16
+    finally:
+        os.close(fd)
+
+
+def _decode(path: Path, size: int) -> FileText:
+    try:
+        raw = _read_bytes(path, size)
     except OSError as exc:
         return FileText(path, None, f"cannot be read: {exc.strerror or exc}")
     if b"\x00" in raw[:8192]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from easel_ls import engine
-from easel_ls.model.script_facts import _walk, script_facts
+from easel_ls.model.script_facts import ScriptFacts, script_facts
 from easel_ls.vendor import content_guard
 from easel_ls.workspace import Workspace
 
@@ -66,6 +66,73 @@ def test_disk_memo_gives_the_answers_of_the_disk(tmp_path: Path) -> None:
     assert _answers(ws) == fresh
 
 
+def _walked_by_os(ws: Workspace, top: Path) -> list[Path]:
+    """``Workspace.iter_files`` as it was defined: os.walk, sorted, skipping tool folders."""
+    import os
+
+    found = []
+    for folder, dirnames, filenames in os.walk(top, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if d not in (".git", "__pycache__"))
+        found += [Path(folder) / name for name in sorted(filenames)]
+    return found
+
+
+def _odd_tree(tmp_path: Path) -> Workspace:
+    ws = _tree(tmp_path)
+    demo = ws.root / "skills" / "openclaw" / "demo"
+    (demo / "tests").mkdir()
+    (demo / "tests" / "t.prompt").write_text("hi\n", "utf-8")
+    (demo / "tests" / "t.expected").symlink_to(demo / "tests" / "gone.expected")
+    (demo / "linked").symlink_to(demo / "tests")  # a folder link: listed, never entered
+    (demo / ".git").mkdir()
+    (demo / ".git" / "config").write_text("", "utf-8")
+    (demo / "easel-ls.toml").write_text('ignore = ["RS001"]\n', "utf-8")
+    (demo / "references" / "deep" / "er").mkdir(parents=True)
+    (demo / "references" / "deep" / "er" / "z.md").write_text("# z\n", "utf-8")
+    return ws
+
+
+def test_walk_lists_what_os_walk_lists(tmp_path: Path) -> None:
+    ws = _odd_tree(tmp_path)
+    expected = _walked_by_os(ws, ws.root)
+    assert list(ws.iter_files([ws.root])) == expected
+    ws.memoise_disk(True)
+    assert list(ws.iter_files([ws.root])) == expected
+
+
+def test_what_the_walk_remembers_gives_the_answers_of_the_disk(tmp_path: Path) -> None:
+    ws = _odd_tree(tmp_path)
+    demo = ws.root / "skills" / "openclaw" / "demo"
+    probes = [
+        *_walked_by_os(ws, ws.root),
+        demo / "linked" / "t.prompt",
+        demo / "tests" / "missing.prompt",
+        demo / "references",
+        demo / "references" / "deep" / ".." / "a.md",
+        demo / "easel-ls.toml",
+        demo,  # a folder with a config file: its own settings
+        ws.root,
+    ]
+
+    def answers(fresh: Workspace) -> list[object]:
+        return [
+            (
+                fresh.exists(p),
+                fresh.read(p).error,
+                fresh.settings_for(p).is_enabled("RS001", fresh.rel(p)),
+                fresh.escapes(p),
+            )
+            for p in probes
+        ]
+
+    expected = answers(Workspace.at(ws.root))
+    batch = Workspace.at(ws.root)
+    batch.memoise_disk(True)
+    list(batch.iter_files([batch.root]))  # the walk fills the memo
+    assert answers(batch) == expected
+    assert not batch.settings_for(demo / "SKILL.md").is_enabled("RS001", "x")
+
+
 def test_listing_memo_still_records_every_folder(tmp_path: Path) -> None:
     ws = _tree(tmp_path)
     refs = ws.root / "skills" / "openclaw" / "demo" / "references"
@@ -117,13 +184,116 @@ def test_script_facts_come_with_the_argparse_model(tmp_path: Path) -> None:
     assert facts == script_facts(ast.parse(source))
 
 
-def test_fast_walk_keeps_the_order_of_ast_walk() -> None:
-    source = Path(engine.__file__).read_text("utf-8")
+def _facts_by_definition(tree: ast.AST) -> ScriptFacts:
+    """The script facts exactly as their fields are documented, on ``ast.walk``."""
+    facts = ScriptFacts()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = (
+                func.id
+                if isinstance(func, ast.Name)
+                else func.attr
+                if isinstance(func, ast.Attribute)
+                else None
+            )
+            if name is None:
+                continue
+            facts.calls.add(name)
+            if name == "add_argument" and facts.exec_option_line is None:
+                for arg in node.args:
+                    if isinstance(arg, ast.Constant) and arg.value == "--exec":
+                        facts.exec_option_line = node.lineno - 1
+                        facts.exec_option_col = node.col_offset
+            if (
+                name in ("write_text", "write_bytes", "mkdir", "touch", "makedirs", "copy")
+                or name
+                in ("copy2", "copyfile", "copytree", "move", "rename", "replace", "dump", "save")
+                or name == "savefig"
+            ):
+                facts.writes = True
+            if name == "open":
+                mode = (
+                    node.args[1]
+                    if len(node.args) > 1
+                    else next((k.value for k in node.keywords if k.arg == "mode"), None)
+                )
+                if isinstance(mode, ast.Constant) and isinstance(mode.value, str):
+                    facts.writes |= any(c in mode.value for c in "wax+")
+            if name in ("post", "put", "urlopen") and facts.post_call is None:
+                end = node.end_col_offset if node.end_lineno == node.lineno else node.col_offset
+                facts.post_call = (node.lineno - 1, node.col_offset, end or node.col_offset)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            facts.defines.add(node.name)
+        elif isinstance(node, ast.Import):
+            http = ("requests", "httpx", "urllib", "aiohttp", "http")
+            facts.imports_http |= any(a.name.split(".")[0] in http for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            http = ("requests", "httpx", "urllib", "aiohttp", "http")
+            facts.imports_http |= bool(node.module) and node.module.split(".")[0] in http
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            value = node.value
+            if facts.outputs_literal is None and (
+                value == "outputs" or value.startswith("outputs/")
+            ):
+                end = node.end_col_offset if node.end_lineno == node.lineno else node.col_offset
+                facts.outputs_literal = (node.lineno - 1, node.col_offset, end or node.col_offset)
+    return facts
+
+
+_REPO = Path(engine.__file__).resolve().parents[1]
+
+
+def _parses(path: Path) -> bool:
+    try:
+        ast.parse(path.read_text("utf-8"))
+    except (SyntaxError, ValueError, UnicodeDecodeError):
+        return False  # fixtures of broken scripts
+    return True
+
+
+_PYTHON_SOURCES = sorted(
+    path
+    for pattern in ("easel_ls/**/*.py", "skills/**/*.py", "tests/**/*.py", "benchmarks/*.py")
+    for path in _REPO.glob(pattern)
+    if _parses(path)
+)
+
+
+@pytest.mark.parametrize("path", _PYTHON_SOURCES, ids=lambda p: str(p.relative_to(_REPO)))
+def test_script_facts_match_their_definition(path: Path) -> None:
+    tree = ast.parse(path.read_text("utf-8"))
+    assert script_facts(tree) == _facts_by_definition(tree)
+
+
+def test_script_facts_of_every_construct() -> None:
+    source = """
+import requests, urllib.request as u
+from http import client
+import argparse
+OUT = "outputs/x"
+async def send(p):
+    await requests.post(p)
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--exec", action="store_true")
+    open(OUT, mode="a").write("x")
+    (lambda: u.urlopen("u"))()
+    [requests.put(x) for x in "ab" if open(x, "w")]
+    f"{OUT!r:>{10}}"
+    match parser:
+        case {"k": [1, *rest]} if rest: pass
+        case str() as s: pass
+    try: pass
+    except* OSError as e: pass
+    global OUT2
+    del OUT2
+"""
     tree = ast.parse(source)
-    expected = [
-        node for node in ast.walk(tree) if not isinstance(node, (ast.Load, ast.Store, ast.Del))
-    ]
-    assert list(_walk(tree)) == expected
+    facts = script_facts(tree)
+    assert facts == _facts_by_definition(tree)
+    assert facts.exec_option_line == 9 and facts.writes and facts.imports_http
+    assert facts.outputs_literal == (4, 6, 17) and facts.post_call is not None
 
 
 @pytest.mark.parametrize("seed", range(5))

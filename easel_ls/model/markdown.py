@@ -111,7 +111,27 @@ class MarkdownModel:
     code_spans: list[CodeSpan] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
     comments: list[HtmlComment] = field(default_factory=list)
-    text_runs: list[TextRun] = field(default_factory=list)
+    # Prose as (byte offset in the parsed body, text): a hundred or more runs per document, most
+    # of them never looked at, so TextRun objects are made when asked for.
+    prose: list[tuple[int, str]] = field(default_factory=list, repr=False)
+    _source: _Source | None = field(default=None, repr=False, compare=False)
+    _text_runs: list[TextRun] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def text_runs(self) -> list[TextRun]:
+        """Runs of prose outside code, links and HTML, in document order."""
+        if self._text_runs is None:
+            self._text_runs = self.runs_containing("")
+        return self._text_runs
+
+    def runs_containing(self, needle: str) -> list[TextRun]:
+        """The text runs whose text contains ``needle``."""
+        source = self._source
+        return [
+            TextRun(text, source=source, start=start)
+            for start, text in self.prose
+            if needle in text
+        ]
 
 
 _PARSER = pyromark.Markdown(options=pyromark.Options.ENABLE_TABLES)
@@ -211,38 +231,80 @@ class _OpenHeading:
 class _Builder:
     def __init__(self, source: _Source) -> None:
         self.source = source
-        self.model = MarkdownModel()
+        self.model = MarkdownModel(_source=source)
         self._links: list[_OpenLink] = []
         self._fence: _OpenFence | None = None
         self._in_code_block = False  # fenced or indented: its text is code, not prose
         self._heading: _OpenHeading | None = None
         self._html: list[tuple[str, int]] | None = None  # an HTML block's pieces
-        self._run: tuple[int, int, str] | None = None  # the prose run being built: bytes, text
         self._definitions: dict[str, tuple[str, Range] | None] | None = None
 
     def walk(self, events: Iterable[tuple[Any, Any]]) -> None:
+        # The hot loop of the whole checker (a few hundred events per document): Text events,
+        # most of them, are handled inline, and the prose run being built is a local.
+        data = self.source.data
+        prose = self.model.prose
+        run: tuple[int, int, str] | None = None  # prose being built: start, end byte, text
         for event, span in events:
             if type(event) is str:  # SoftBreak, HardBreak, Rule
-                if self._run is not None:
-                    self._end_run()
+                if run is not None:
+                    if run[2].strip():
+                        prose.append((run[0], run[2]))
+                    run = None
                 continue
-            ((kind, value),) = event.items()
-            if kind == "Text":
-                self._text(value, span["start"], span["end"])
+            text = event.get("Text")
+            if text is not None:
+                start, end = span["start"], span["end"]
+                if self._in_code_block:  # fenced or indented: code, not prose
+                    if self._fence is not None:
+                        self._fence.pieces.append((text, start, end))
+                    continue
+                if self._html is not None:
+                    continue
+                if self._heading is not None:
+                    self._mark_heading_content(start, end)
+                if self._links:
+                    self._links[-1].text_parts.append(text)
+                    continue
+                encoded = text.encode("utf-8")
+                raw = data[start:end]
+                if raw != encoded:
+                    # An escape or entity: only the literal tail is prose at a known place.
+                    if run is not None:
+                        if run[2].strip():
+                            prose.append((run[0], run[2]))
+                        run = None
+                    if not encoded or not raw.endswith(encoded):
+                        continue
+                    start = end - len(encoded)
+                if run is not None:
+                    if run[1] == start:
+                        run = (run[0], end, run[2] + text)
+                        continue
+                    if run[2].strip():
+                        prose.append((run[0], run[2]))
+                run = (start, end, text)
                 continue
-            if self._run is not None:
-                self._end_run()
+            if run is not None:  # any other event ends the prose run
+                if run[2].strip():
+                    prose.append((run[0], run[2]))
+                run = None
             # Most starts and ends (paragraphs, list items, emphasis ...) need nothing.
-            if kind == "End":
+            value = event.get("End")
+            if value is not None:
                 if type(value) is not str or value in _ENDS_TO_HANDLE:
                     self._end(value)
                 continue
-            if kind == "Start" and type(value) is str and value != "HtmlBlock":
+            value = event.get("Start")
+            if value is not None:
+                if type(value) is not str:
+                    self._start(value, span["start"], span["end"])
+                elif value == "HtmlBlock":
+                    self._html = []
                 continue
+            ((kind, value),) = event.items()
             start, end = span["start"], span["end"]
-            if kind == "Start":
-                self._start(value, start, end)
-            elif kind == "Code":
+            if kind == "Code":
                 if self._links:
                     self._links[-1].text_parts.append(value)
                 self._mark_heading_content(start, end)
@@ -255,16 +317,13 @@ class _Builder:
                 self._inline_html(start, end)
             else:
                 self._mark_heading_content(start, end)
-        self._end_run()
+        if run is not None and run[2].strip():
+            prose.append((run[0], run[2]))
         self._close_fence()  # the parser always closes blocks; this only guards against a miss
 
     # Blocks
 
-    def _start(self, tag: Any, start: int, end: int) -> None:
-        if type(tag) is str:
-            if tag == "HtmlBlock":
-                self._html = []
-            return
+    def _start(self, tag: dict[str, Any], start: int, end: int) -> None:
         kind, value = next(iter(tag.items()))
         if kind == "CodeBlock":
             self._in_code_block = True
@@ -390,39 +449,6 @@ class _Builder:
             self.model.comments.append(HtmlComment(match.group(1).strip(), where, where.start.line))
 
     # Inline content
-
-    def _text(self, text: str, start: int, end: int) -> None:
-        if self._in_code_block:
-            if self._fence is not None:
-                self._fence.pieces.append((text, start, end))
-            return
-        if self._html is not None:
-            return
-        self._mark_heading_content(start, end)
-        if self._links:
-            self._links[-1].text_parts.append(text)
-            return
-        encoded = text.encode("utf-8")
-        raw = self.source.data[start:end]
-        if raw != encoded:
-            # An escape or entity: only the literal tail is prose at a known place.
-            if self._run is not None:
-                self._end_run()
-            if not raw.endswith(encoded) or not encoded:
-                return
-            start = end - len(encoded)
-        run = self._run
-        if run is not None and run[1] == start:
-            self._run = (run[0], end, run[2] + text)
-        else:
-            if run is not None:
-                self._end_run()
-            self._run = (start, end, text)
-
-    def _end_run(self) -> None:
-        run, self._run = self._run, None
-        if run is not None and run[2].strip():
-            self.model.text_runs.append(TextRun(run[2], source=self.source, start=run[0]))
 
     def _code_span(self, text: str, start: int, end: int) -> None:
         if self._in_code_block:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 from collections import deque
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 _WRITE_METHODS = {
@@ -57,72 +56,106 @@ def _call_name(node: ast.Call) -> str | None:
     return None
 
 
-_CONTEXTS = (ast.Load, ast.Store, ast.Del)
+# Fields that never hold a node (names, numbers, flags, the Load/Store/Del context): the walk
+# does not look at them. A Constant's value is data, not a child.
+_NOT_CHILDREN = frozenset(
+    {
+        "id",
+        "attr",
+        "arg",
+        "module",
+        "level",
+        "kind",
+        "type_comment",
+        "conversion",
+        "is_async",
+        "ctx",
+    }
+)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
 
 
-def _walk(tree: ast.AST) -> Iterator[ast.AST]:
-    """``ast.walk`` (breadth first, the same order: "the first such call" depends on it) without
-    its per-node generator layers, and without the Load/Store/Del context leaves."""
-    todo = deque([tree])
-    pop, push = todo.popleft, todo.append
-    node_type, contexts = ast.AST, _CONTEXTS
-    while todo:
-        node = pop()
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if isinstance(value, node_type):
-                if not isinstance(value, contexts):
-                    push(value)
-            elif isinstance(value, list):
-                for item in value:
-                    if isinstance(item, node_type):
-                        push(item)
-        yield node
+def _child_fields(node_type: type) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(node_type)
+    if fields is None:
+        names = getattr(node_type, "_fields", ())
+        fields = _CHILD_FIELDS[node_type] = tuple(f for f in names if f not in _NOT_CHILDREN)
+    return fields
 
 
 def script_facts(tree: ast.AST) -> ScriptFacts:
+    """One breadth-first walk, in ``ast.walk``'s order ("the first such call" depends on it).
+    It is most of the cost of a script after parsing, so nodes are dispatched on their exact
+    type (the parser makes no subclasses) and fields that never hold a node are skipped."""
     facts = ScriptFacts()
-    for node in _walk(tree):
-        if isinstance(node, ast.Call):
-            name = _call_name(node)
-            if name is None:
-                continue
-            facts.calls.add(name)
-            if name == "add_argument" and facts.exec_option_line is None:
-                for arg in node.args:
-                    if isinstance(arg, ast.Constant) and arg.value == "--exec":
-                        facts.exec_option_line = node.lineno - 1
-                        facts.exec_option_col = node.col_offset
-            if name in _WRITE_METHODS:
-                facts.writes = True
-            if name == "open":
-                mode = (
-                    node.args[1]
-                    if len(node.args) > 1
-                    else next((k.value for k in node.keywords if k.arg == "mode"), None)
-                )
-                if (
-                    isinstance(mode, ast.Constant)
-                    and isinstance(mode.value, str)
-                    and any(c in mode.value for c in "wax+")
-                ):
-                    facts.writes = True
-            if name in _POST_CALLS and facts.post_call is None:
-                end = node.end_col_offset if node.end_lineno == node.lineno else node.col_offset
-                facts.post_call = (node.lineno - 1, node.col_offset, end or node.col_offset)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            facts.defines.add(node.name)
-        elif isinstance(node, ast.Import):
-            if any(a.name.split(".")[0] in _HTTP_MODULES for a in node.names):
-                facts.imports_http = True
-        elif isinstance(node, ast.ImportFrom):
-            if node.module and node.module.split(".")[0] in _HTTP_MODULES:
-                facts.imports_http = True
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            value = node.value
-            if facts.outputs_literal is None and (
-                value == "outputs" or value.startswith("outputs/")
+    node_type, call_type, constant_type = ast.AST, ast.Call, ast.Constant
+    function_types = (ast.FunctionDef, ast.AsyncFunctionDef)
+    import_type, import_from_type = ast.Import, ast.ImportFrom
+    todo = deque([tree])
+    pop, push = todo.popleft, todo.append
+    while todo:
+        node = pop()
+        kind = type(node)
+        if kind is call_type:
+            _note_call(facts, node)  # type: ignore[arg-type]
+        elif kind is constant_type:
+            value = node.value  # type: ignore[attr-defined]
+            if (
+                type(value) is str
+                and facts.outputs_literal is None
+                and (value == "outputs" or value.startswith("outputs/"))
             ):
-                end = node.end_col_offset if node.end_lineno == node.lineno else node.col_offset
-                facts.outputs_literal = (node.lineno - 1, node.col_offset, end or node.col_offset)
+                facts.outputs_literal = _span(node)  # type: ignore[arg-type]
+            continue  # no children
+        elif kind in function_types:
+            facts.defines.add(node.name)  # type: ignore[attr-defined]
+        elif kind is import_type:
+            if any(a.name.split(".")[0] in _HTTP_MODULES for a in node.names):  # type: ignore[attr-defined]
+                facts.imports_http = True
+        elif kind is import_from_type:
+            module = node.module  # type: ignore[attr-defined]
+            if module and module.split(".")[0] in _HTTP_MODULES:
+                facts.imports_http = True
+        for name in _CHILD_FIELDS.get(kind) or _child_fields(kind):
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, node_type):
+                        push(item)
+            elif isinstance(value, node_type):
+                push(value)
     return facts
+
+
+def _note_call(facts: ScriptFacts, node: ast.Call) -> None:
+    name = _call_name(node)
+    if name is None:
+        return
+    facts.calls.add(name)
+    if name == "add_argument" and facts.exec_option_line is None:
+        for arg in node.args:
+            if isinstance(arg, ast.Constant) and arg.value == "--exec":
+                facts.exec_option_line = node.lineno - 1
+                facts.exec_option_col = node.col_offset
+    if name in _WRITE_METHODS:
+        facts.writes = True
+    if name == "open":
+        mode = (
+            node.args[1]
+            if len(node.args) > 1
+            else next((k.value for k in node.keywords if k.arg == "mode"), None)
+        )
+        if (
+            isinstance(mode, ast.Constant)
+            and isinstance(mode.value, str)
+            and any(c in mode.value for c in "wax+")
+        ):
+            facts.writes = True
+    if name in _POST_CALLS and facts.post_call is None:
+        facts.post_call = _span(node)
+
+
+def _span(node: ast.expr) -> tuple[int, int, int]:
+    """(line, start column, end column) of a node, the end only when it ends on its line."""
+    end = node.end_col_offset if node.end_lineno == node.lineno else node.col_offset
+    return (node.lineno - 1, node.col_offset, end or node.col_offset)

@@ -140,7 +140,7 @@ def mentioned_paths(ctx: Context) -> None:
         )
         if not inside_command:
             pieces.append((span.text, span.range))
-    pieces.extend((run.text, run.range) for run in md.text_runs if "/" in run.text)
+    pieces.extend((run.text, run.range) for run in md.runs_containing("/"))
     for text, rng in pieces:
         for m in MENTION.finditer(text):
             raw = m.group(1).rstrip(TRAILING_PUNCTUATION)

@@ -77,7 +77,18 @@ def _workspace_stamps(folder: Path | None) -> tuple[tuple[int, int, int], ...] |
 def _decide(scripts_dir: Path | None, trusted: bool) -> SharedModules:
     note = ""
     if scripts_dir is not None and _has_all(scripts_dir):
-        if trusted or _identical_to_packaged(scripts_dir):
+        if _identical_to_packaged(scripts_dir):
+            # The same bytes behave the same: share the packaged modules (imported once, from
+            # bytecode) instead of compiling the workspace's files again.
+            packaged = _load_from(VENDOR_DIR, PACKAGED)
+            return SharedModules(
+                packaged.content_guard,
+                packaged.manifest,
+                packaged.output_paths,
+                WORKSPACE,
+                scripts_dir,
+            )
+        if trusted:
             try:
                 return _load_from(scripts_dir, WORKSPACE)
             except Exception as exc:  # a trusted copy that does not import: fall back, say so
