@@ -43,6 +43,12 @@ class FileKind(str, enum.Enum):
 
 
 def classify(workspace: Workspace, path: Path) -> tuple[FileKind, Skill | None]:
+    # Asked several times per file (the walk, the check, rules); within a batch run the answer
+    # cannot change, and forked workers inherit the walk's answers.
+    return workspace.remembered(("kind", path), lambda: _classify(workspace, path))
+
+
+def _classify(workspace: Workspace, path: Path) -> tuple[FileKind, Skill | None]:
     if path.name == ".easel.json":
         return FileKind.MANIFEST, None
     outputs = workspace.outputs_dir()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 
 class Severity(enum.IntEnum):
@@ -31,14 +32,15 @@ class Applicability(str, enum.Enum):
     UNSAFE = "unsafe"
 
 
-@dataclass(frozen=True, order=True)
-class Position:
+# Positions and ranges are named tuples: immutable, ordered and hashable like frozen
+# dataclasses, but several times cheaper to make and compare, and a check makes a few hundred
+# thousand of them.
+class Position(NamedTuple):
     line: int
     character: int
 
 
-@dataclass(frozen=True, order=True)
-class Range:
+class Range(NamedTuple):
     start: Position
     end: Position
 

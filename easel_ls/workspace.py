@@ -18,6 +18,7 @@ from easel_ls.config import CONFIG_FILES, ConfigResolver, Settings
 from easel_ls.model.text import TextDocument
 
 T = TypeVar("T")
+_UNKNOWN = object()  # not remembered yet (None is a possible answer)
 
 SKILL_FILE = "SKILL.md"
 _SKIP_DIRS = {
@@ -162,6 +163,7 @@ class Workspace:
     # editor, where the disk changes under us.
     _disk_memo: _DiskMemo | None = None
     _folders_below_root: dict[tuple[Path, str], Path] = field(default_factory=dict)
+    _held_skill_text: Path | None = None  # see ``release``
 
     @classmethod
     def at(cls, root: Path, config_path: Path | None = None) -> Workspace:
@@ -211,9 +213,10 @@ class Workspace:
         memo = self._disk_memo
         if memo is None:
             return compute()
-        if key not in memo.answers:
-            memo.answers[key] = compute()
-        return memo.answers[key]
+        value = memo.answers.get(key, _UNKNOWN)
+        if value is _UNKNOWN:
+            value = memo.answers[key] = compute()
+        return value
 
     def resolve(self, path: str) -> str:
         """``resolve_path(path)``; a path whose parts are all plain (memoised) is its own
@@ -345,8 +348,16 @@ class Workspace:
         script models stay, since many documents call the same script."""
         if keep & self._artefacts.get(path, {}).keys():
             return
-        self._texts.pop(path, None)
         self._artefacts.pop(path, None)
+        if path.name == SKILL_FILE:
+            # The skill's references and scripts, checked next, read it again: its text stays
+            # until the next skill's SKILL.md is released (one at a time, so memory is bounded).
+            held = self._held_skill_text
+            if held is not None and held != path:
+                self._texts.pop(held, None)
+            self._held_skill_text = path
+            return
+        self._texts.pop(path, None)
 
     # -- parsed artefacts -----------------------------------------------------------------
     def artefact(self, kind: str, doc: TextDocument, build: Callable[[], T]) -> T:

@@ -412,8 +412,11 @@ class _WordMaker:
         positions = self.line.positions
         head_line, head_character = positions[start]
         last_line, last_character = positions[end - 1 if end > start else start]
-        head_character = min(head_character, self._line_length(head_line))
-        last_character = min(last_character + 1, self._line_length(last_line))
+        head_length = self._line_length(head_line)
+        last_length = head_length if last_line == head_line else self._line_length(last_line)
+        if head_character > head_length:
+            head_character = head_length
+        last_character = last_character + 1 if last_character < last_length else last_length
         first = Position(head_line, head_character)
         if (last_line, last_character) <= (head_line, head_character):
             return Range(first, first)  # as ``max(first, stop)``: never before the start
