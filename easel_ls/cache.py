@@ -126,15 +126,19 @@ class EntryBuilder:
 
     def entry(self, path: Path, deps: set[Path], findings: list[Finding]) -> dict[str, Any]:
         return {
-            "stamp": stamp_of(path),
+            "stamp": self._stamp(path),
             "settings": self.settings_key(path),
-            "deps": {str(d): self._dependency_stamp(d) for d in sorted(deps) if d != path},
+            "deps": {str(d): self._stamp(d) for d in sorted(deps) if d != path},
             "findings": [finding_to_json(f) for f in findings],
         }
 
-    def _dependency_stamp(self, path: Path) -> Stamp:
-        # Hundreds of documents depend on the same shared scripts: within a batch run (where
-        # the workspace takes the disk as unchanging) each is stat'ed once.
+    def _stamp(self, path: Path) -> Stamp:
+        # Within a batch run (where the workspace takes the disk as unchanging) a file read for
+        # the check has its stamp already, and the shared scripts hundreds of documents depend
+        # on are stat'ed once.
+        known = self.workspace.known_stamp(path)
+        if known is not None:
+            return list(known)
         return self.workspace.remembered(("cache-stamp", path), lambda: stamp_of(path))
 
 

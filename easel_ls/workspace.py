@@ -269,7 +269,7 @@ class Workspace:
                         return FileText(
                             path, None, "is a symbolic link to outside the workspace, never read"
                         )
-                st = path.stat()
+                st = os.stat(path)
             except OSError as exc:
                 return FileText(path, None, f"cannot be read: {exc.strerror or exc}")
             except RuntimeError:  # symlink loop on some Pythons
@@ -290,6 +290,11 @@ class Workspace:
             result = _decode(path, size)
         self._texts[path] = (stamp, result)
         return result
+
+    def known_stamp(self, path: Path) -> tuple[int, int] | None:
+        """(mtime_ns, size) of a file this batch run has read (None otherwise)."""
+        memo = self._disk_memo
+        return memo.stamps.get(path) if memo is not None else None
 
     def _links_outside(self, path: Path) -> bool:
         """Inside the root by name but outside once symlinks resolve: such files are not read."""

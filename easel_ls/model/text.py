@@ -10,7 +10,7 @@ import bisect
 import hashlib
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import accumulate, repeat
+from itertools import accumulate, islice, repeat
 from operator import add
 from pathlib import Path
 
@@ -45,8 +45,11 @@ class TextDocument:
             self._starts = _line_starts(self.text)
         else:
             # Fast path: the common case has only \n breaks. Each line starts one past the end
-            # of the previous one: running sums of (length + 1), all computed in C.
-            lengths = map(len, self.text.split("\n")[:-1])
+            # of the previous one: running sums of (length + 1), all computed in C. The split
+            # is also the ``lines`` most documents are asked for.
+            lines = self.text.split("\n")
+            self.__dict__["lines"] = lines
+            lengths = map(len, islice(lines, len(lines) - 1))
             self._starts = list(accumulate(map(add, lengths, repeat(1)), initial=0))
 
     @cached_property
