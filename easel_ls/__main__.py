@@ -1,3 +1,3 @@
-from easel_ls.cli import main
+from easel_ls.cli import run
 
-raise SystemExit(main())
+run()

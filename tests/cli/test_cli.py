@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -183,3 +184,27 @@ def test_output_file(tmp_path: Path) -> None:
     out = tmp_path / "report.json"
     run("--check", "--output-format", "json", "--output-file", str(out), cwd=tmp_path)
     assert json.loads(out.read_text(encoding="utf-8"))[0]["code"] == "FM009"
+
+
+@pytest.mark.parametrize("skills", [1, 400])
+def test_exit_skips_teardown_but_not_output(tmp_path: Path, skills: int) -> None:
+    """`easel-ls` ends a check with os._exit: every byte written must still arrive, whether it
+    still sits in the stream's buffer (a small report) or far exceeds a pipe (a large one)."""
+    for i in range(skills):
+        make_workspace(tmp_path, name=f"card-makr-{i}", folder=f"card-maker-{i}")
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+
+    def check(*extra: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "easel_ls", "--check", "--output-format", "json"]
+        return subprocess.run(
+            [*command, *extra], cwd=tmp_path, env=buffered, capture_output=True, text=True
+        )
+
+    result = check()
+    assert result.returncode == 1
+    findings = json.loads(result.stdout)
+    assert {f["filename"] for f in findings} >= {
+        f"skills/openclaw/card-maker-{i}/SKILL.md" for i in range(skills)
+    }
+    exit_zero = check("--exit-zero")
+    assert exit_zero.returncode == 0 and json.loads(exit_zero.stdout) == findings
