@@ -12,6 +12,8 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import accumulate, repeat
+from operator import add
 from typing import Any
 
 import pyromark
@@ -152,10 +154,14 @@ def parse_markdown(doc: TextDocument, body_start_line: int = 0) -> MarkdownModel
         # CommonMark reads NUL as U+FFFD; doing it first keeps NUL out of every text (paths
         # included) and every column unchanged.
         body = body.replace("\x00", "\ufffd")
-    if not body.isascii() and _LONE_SURROGATE.search(body):
-        # The parser takes valid Unicode only; U+FFFD keeps every column (one code point each).
+    try:
+        data = body.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate: the parser takes valid Unicode only; U+FFFD keeps every column
+        # (one code point each).
         body = _LONE_SURROGATE.sub("\ufffd", body)
-    source = _Source(body, first)
+        data = body.encode("utf-8")
+    source = _Source(body, first, data)
     builder = _Builder(source)
     builder.walk(_PARSER.events_with_range(body, merge_text=True))
     return builder.model
@@ -164,18 +170,14 @@ def parse_markdown(doc: TextDocument, body_start_line: int = 0) -> MarkdownModel
 class _Source:
     """The parsed body as UTF-8, with byte offsets mapped to document positions."""
 
-    def __init__(self, body: str, first_line: int) -> None:
+    def __init__(self, body: str, first_line: int, data: bytes) -> None:
         self.body = body
-        self.data = body.encode("utf-8")
+        self.data = data  # ``body`` as UTF-8
         self.first_line = first_line
-        self._ascii = len(self.data) == len(body)
-        starts = [0]
-        find = self.data.find
-        i = find(b"\n")
-        while i != -1:
-            starts.append(i + 1)
-            i = find(b"\n", i + 1)
-        self._starts = starts
+        self._ascii = len(data) == len(body)
+        # Each line starts one past the end of the previous one: running sums, in C.
+        lengths = map(len, data.split(b"\n"))
+        self._starts = list(accumulate(map(add, lengths, repeat(1)), initial=0))[:-1]
 
     def position(self, offset: int) -> Position:
         line = bisect_right(self._starts, offset) - 1

@@ -12,6 +12,7 @@ each finding names the copy used.
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +44,14 @@ def outbound_content(ctx: Context) -> None:
     root = ctx.workspace.root
     env_file = ctx.workspace.remembered(("env-file", root), lambda: _env_file(root))
     _note_env_dependency(ctx, env_file)
+    options: dict[str, Any] = {}
+    if in_skill and _takes_warnings_flag(guard):
+        options["warnings"] = False  # only CG001 is reported here: skip the WARN-only scans
     findings = guard.scan(
         ctx.doc.text,
         extra_domains=tuple(ctx.option("extra-internal-domains") or ()),
         env_file=env_file,
+        **options,
     )
     if shared.source == WORKSPACE:
         source = f"checked with the workspace's content_guard ({ctx.workspace.rel(shared.folder)}/)"
@@ -74,6 +79,22 @@ def outbound_content(ctx: Context) -> None:
                 f"{what} ({found.category}): fine when the piece is about AI, else reword it",
                 help=source,
             )
+
+
+_WARNINGS_FLAG: dict[int, tuple[Any, bool]] = {}
+
+
+def _takes_warnings_flag(guard: Any) -> bool:
+    """Whether this content_guard's ``scan`` has ``warnings=`` (a trusted workspace copy may be
+    older than the packaged one)."""
+    known = _WARNINGS_FLAG.get(id(guard))
+    if known is None or known[0] is not guard:
+        try:
+            flag = "warnings" in inspect.signature(guard.scan).parameters
+        except (TypeError, ValueError, AttributeError):
+            flag = False
+        known = _WARNINGS_FLAG[id(guard)] = (guard, flag)
+    return known[1]
 
 
 def _redact_fix(ctx: Context, rng: Any, guard: Any) -> Fix:

@@ -553,8 +553,11 @@ def scan(
     *,
     extra_domains: Iterable[str] = (),
     env_file: str | os.PathLike[str] | None = None,
+    warnings: bool = True,
 ) -> list[Finding]:
-    """Every BLOCK and WARN finding in ``text``, sorted by position."""
+    """Every BLOCK and WARN finding in ``text``, sorted by position. ``warnings=False`` leaves
+    out the scans that can only warn (model names, AI wording): the BLOCK findings are the same
+    either way, and a caller that needs only those saves the work."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
     elif not isinstance(text, str):
@@ -567,7 +570,7 @@ def scan(
         *network,
         *_internal_paths(text),
         *_env_secrets(text, env_file),
-        *_warnings(text, folded),
+        *(_warnings(text, folded) if warnings else ()),
     ]
     return _drop_nested(candidates)
 

@@ -183,6 +183,28 @@ def test_a_trusted_workspace_uses_its_own_copy(make_workspace, check) -> None:
     assert "workspace copy ran" in finding.message
 
 
+def test_a_trusted_copy_with_the_older_scan_signature_still_runs(make_workspace, check) -> None:
+    """Skills only need BLOCK findings, so easel-ls asks for no warnings; a trusted copy whose
+    ``scan`` predates that flag is called without it."""
+    source = (VENDOR_DIR / "content_guard.py").read_text("utf-8")
+    patched = source.replace("    warnings: bool = True,\n", "", 1).replace(
+        "if warnings else ()", "if True else ()", 1
+    )
+    assert patched != source and "warnings: bool" not in patched
+    ws = _with_shared_scripts(make_workspace, patched)
+    trusted = Workspace(
+        root=ws.root,
+        config=ConfigResolver(stop_at=ws.root, overrides={"options": {"trusted-workspace": True}}),
+    )
+    skill = ws.root / "skills/openclaw/demo/SKILL.md"
+    skill.parent.mkdir(parents=True, exist_ok=True)
+    skill.write_text("---\nname: demo\n---\n\n内网地址 http://localhost:3000\n", "utf-8")
+    found = check(trusted, "skills/openclaw/demo/SKILL.md")
+    assert "EZ003" not in {f.code for f in found}
+    [finding] = cg(found)
+    assert finding.code == "CG001" and "workspace's content_guard" in (finding.help or "")
+
+
 def test_the_fixture_article_project(tmp_path: Path, check) -> None:
     fixture = Path(__file__).resolve().parents[1] / "fixtures" / "outputs"
     shutil.copytree(fixture, tmp_path / "ws")

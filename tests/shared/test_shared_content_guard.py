@@ -478,3 +478,26 @@ def _scan_without_prechecks(monkeypatch: pytest.MonkeyPatch, text: str) -> list[
 @given(st.lists(st.sampled_from(_GUARD_PIECES), max_size=25).map("".join))
 def test_prechecks_never_change_the_findings(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
     assert scan(text, extra_domains=["Team.Example"]) == _scan_without_prechecks(monkeypatch, text)
+
+
+_WARNING_PIECES = [
+    *_GUARD_PIECES, "Claude", "claude-3-5-sonnet", "GPT-4o", "由AI生成", "ai 写作", "大模型",
+    "openai", "system prompt", "qwen2.5-72b", "llama3", "-", "openclaw",
+]  # fmt: skip
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.sampled_from(_WARNING_PIECES), max_size=25).map("".join))
+def test_leaving_out_warnings_keeps_every_block(text: str) -> None:
+    everything = scan(text, extra_domains=["Team.Example"])
+    blocks_only = scan(text, extra_domains=["Team.Example"], warnings=False)
+    assert [f for f in blocks_only if f.level == "BLOCK"] == [
+        f for f in everything if f.level == "BLOCK"
+    ]
+    assert not {f.category for f in blocks_only} & {"model_name", "ai_wording"}
+
+
+def test_leaving_out_warnings_leaves_out_model_names_and_ai_wording() -> None:
+    text = f"由 Claude 3.5 生成，key {OPENAI_KEY}"
+    assert {f.category for f in scan(text)} >= {"ai_wording", "api_key"}
+    assert [f.category for f in scan(text, warnings=False)] == ["api_key"]
