@@ -3,12 +3,13 @@
 
     python benchmarks/bench_check.py [--sizes 100,1000,5000] [--repeat K] [--profile N]
 
-For each size: generate `benchmarks/workspaces/ws-N` (reused while the generator is
-unchanged), then run `easel-ls --check <ws> --output-format concise --exit-zero` in fresh
-processes: cold = first run after dropping `<ws>/.easel-ls-cache` (if the checker keeps one),
-warm = the next run, with that cache hot. The OS page cache is never dropped, so "cold" means a
-cold checker, not a cold disk. Each figure is the median of K pairs. Peak RSS is the child's own
-`ru_maxrss` from `os.wait4`. Also verifies that the `--check` path never imports pygls, prints a
+Byte-compiles easel-ls first (as installing it does). For each size: generate
+`benchmarks/workspaces/ws-N` (reused while the generator is unchanged), then run
+`easel-ls --check <ws> --output-format concise --exit-zero` in fresh processes: cold = first
+run after dropping `<ws>/.easel-ls-cache` (if the checker keeps one), warm = the next run, with
+that cache hot. The OS page cache is never dropped, so "cold" means a cold checker, not a cold
+disk. Each figure is the median of K pairs. Peak RSS is the child's own `ru_maxrss` from
+`os.wait4`. Also verifies that the `--check` path never imports pygls, prints a
 Markdown table and writes `benchmarks/results.md` with the machine facts.
 """
 
