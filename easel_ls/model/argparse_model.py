@@ -1136,9 +1136,14 @@ class _Interpreter:
         nargs = kwargs.get("nargs")
         if nargs is not None and not (
             (isinstance(nargs, int) and not isinstance(nargs, bool) and nargs >= 0)
-            or nargs in KNOWN_NARGS
+            or (isinstance(nargs, str) and nargs in KNOWN_NARGS)
         ):
-            self.open_parser(parser, "uses an `nargs` computed at run time", node)
+            reason = (
+                "uses an `nargs` computed at run time"
+                if isinstance(nargs, _Unknown)
+                else f"passes `nargs={nargs!r}`, which is no nargs argparse documents"
+            )
+            self.open_parser(parser, reason, node)
             return
         nargs_value: str | int | None = 0 if action in NO_VALUE_ACTIONS else _nargs_of(nargs)
         type_name = self.type_name(call)

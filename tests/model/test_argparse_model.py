@@ -268,6 +268,20 @@ def test_two_candidate_main_parsers_are_open():
     assert_open("two_parsers.py", "several parsers", "legacy.parse_args")
 
 
+def test_an_nargs_argparse_rejects_makes_the_parser_open_not_a_crash():
+    # Found by fuzzing: a list (unhashable), a negative count or an unknown string is no nargs
+    # argparse documents.
+    for nargs in ('["fast", "slow"]', "-1", "'x'", "{}"):
+        source = (
+            "import argparse\nparser = argparse.ArgumentParser()\n"
+            f"parser.add_argument('--mode', nargs={nargs})\nparser.parse_args()\n"
+        )
+        model = analyse_script(source, "bad_nargs.py")
+        assert model.status == "open", nargs
+        assert model.reason is not None and "no nargs argparse documents" in model.reason
+        assert model.reason_line == 2
+
+
 def test_a_script_without_argparse_is_not_analysable():
     model = analyse("no_argparse.py")
     assert model.status == "no-argparse" and model.parser is None
