@@ -1,14 +1,17 @@
 """SKILL.md frontmatter: the `---` block, composed with PyYAML so every key and value has a range.
 
 Composing (not constructing) keeps node marks and never expands aliases, so a "billion laughs"
-document costs nothing; duplicate keys survive as separate pairs for FM007.
+document costs nothing; duplicate keys survive as separate pairs for FM007. Each alias gets its
+own (shallow) node placed where `*name` is written, so findings and fixes land there.
 """
 
 from __future__ import annotations
 
 import bisect
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import yaml
 
@@ -125,7 +128,81 @@ def parse_frontmatter(doc: TextDocument) -> Frontmatter:
                 f"the YAML nests deeper than {MAX_DEPTH} levels", fm.node_range(fm.root)
             )
             fm.root = None
+        elif fm.root is not None and "*" in yaml_text:
+            _place_aliases(fm.root, _alias_marks(yaml_text))
     return fm
+
+
+_Slot = tuple[yaml.Node, int, int]  # (collection, index, 0 key / 1 value / -1 sequence item)
+
+
+def _alias_marks(yaml_text: str) -> list[tuple[Any, Any]]:
+    """Where each alias (`*name`) is written, in document order (libyaml's or PyYAML's marks)."""
+    return [
+        (event.start_mark, event.end_mark)
+        for event in yaml.parse(yaml_text, Loader=_Loader)
+        if isinstance(event, yaml.AliasEvent)
+    ]
+
+
+def _place_aliases(root: yaml.Node, marks: list[tuple[Any, Any]]) -> None:
+    """Composing hands every alias the anchored node itself, so a finding on `layer: *x` would
+    point at the anchor (and its fix rewrite the anchor). Give each alias a shallow copy of
+    that node placed where the alias is written; nothing is expanded. A depth-first walk in
+    document order meets the aliases in the order the parser reported them."""
+    pending = iter(marks)
+    seen = {id(root)}
+    stack = [_slots(root)]
+    while stack:
+        slot = next(stack[-1], None)
+        if slot is None:
+            stack.pop()
+            continue
+        node = _get(slot)
+        if id(node) not in seen:
+            seen.add(id(node))
+            stack.append(_slots(node))
+            continue
+        mark = next(pending, None)
+        if mark is None or None in mark:  # never expected: parse and composition disagree
+            return
+        _set(slot, _placed(node, *mark))
+
+
+def _slots(node: yaml.Node) -> Iterator[_Slot]:
+    if isinstance(node, yaml.MappingNode):
+        for i in range(len(node.value)):
+            yield node, i, 0
+            yield node, i, 1
+    elif isinstance(node, yaml.SequenceNode):
+        for i in range(len(node.value)):
+            yield node, i, -1
+
+
+def _get(slot: _Slot) -> yaml.Node:
+    collection, i, part = slot
+    item = collection.value[i]
+    return item if part < 0 else item[part]
+
+
+def _set(slot: _Slot, node: yaml.Node) -> None:
+    collection, i, part = slot
+    if part < 0:
+        collection.value[i] = node
+    else:
+        key, value = collection.value[i]
+        collection.value[i] = (node, value) if part == 0 else (key, node)
+
+
+def _placed(node: yaml.Node, start: Any, end: Any) -> yaml.Node:
+    """``node`` as written at an alias: the same tag, value (children shared) and style."""
+    if isinstance(node, yaml.ScalarNode):
+        return yaml.ScalarNode(node.tag, node.value, start, end, node.style)
+    if isinstance(node, yaml.MappingNode):
+        return yaml.MappingNode(node.tag, node.value, start, end, node.flow_style)
+    if isinstance(node, yaml.SequenceNode):
+        return yaml.SequenceNode(node.tag, node.value, start, end, node.flow_style)
+    return node
 
 
 def _too_deep(root: yaml.Node) -> bool:

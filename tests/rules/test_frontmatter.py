@@ -354,6 +354,19 @@ def test_fm008_invalid_layer_offers_every_value_closest_first(lint: Lint) -> Non
     assert fixed(skill_text(frontmatter), finding, titles[0]) == expected
 
 
+def test_fm008_on_an_alias_points_at_the_alias_and_its_fix_keeps_the_anchor(lint: Lint) -> None:
+    # Composing shares the anchored node: the finding (and its fix) must be where `*l` is
+    # written, not at `&l publsh` (rewriting that would delete the anchor and break the YAML).
+    frontmatter = f"name: card-maker\nx-stage: &l publsh\n{DESCRIPTION}layer: *l\n"
+    [finding] = [f for f in lint(frontmatter) if f.code == "FM008"]
+    layer_line = LAYER_LINE + 1  # one key was added above it
+    assert where(finding) == (layer_line, 7, layer_line, 9)
+    repaired = fixed(skill_text(frontmatter), finding, "Set layer to `publish`")
+    assert "x-stage: &l publsh\n" in repaired and "layer: publish\n" in repaired
+    loaded = yaml.safe_load(repaired.split("---")[1])
+    assert loaded["layer"] == "publish" and loaded["x-stage"] == "publsh"
+
+
 def test_fm008_a_list_of_layers_is_flagged(lint: Lint) -> None:
     [finding] = lint(GOOD.replace("layer: produce", "layer: [plan, produce]"))
     assert finding.code == "FM008"
