@@ -138,11 +138,14 @@ _Slot = tuple[yaml.Node, int, int]  # (collection, index, 0 key / 1 value / -1 s
 
 def _alias_marks(yaml_text: str) -> list[tuple[Any, Any]]:
     """Where each alias (`*name`) is written, in document order (libyaml's or PyYAML's marks)."""
-    return [
-        (event.start_mark, event.end_mark)
-        for event in yaml.parse(yaml_text, Loader=_Loader)
-        if isinstance(event, yaml.AliasEvent)
-    ]
+    try:
+        return [
+            (event.start_mark, event.end_mark)
+            for event in yaml.parse(yaml_text, Loader=_Loader)
+            if isinstance(event, yaml.AliasEvent)
+        ]
+    except (yaml.YAMLError, RecursionError):  # it composed, so it parses; never fail on it
+        return []
 
 
 def _place_aliases(root: yaml.Node, marks: list[tuple[Any, Any]]) -> None:
