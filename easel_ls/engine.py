@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from easel_ls.model.commands import Invocation
     from easel_ls.model.frontmatter import Frontmatter
     from easel_ls.model.markdown import MarkdownModel
+    from easel_ls.model.placeholders import PlaceholderNouns
 
 
 class FileKind(str, enum.Enum):
@@ -168,11 +169,21 @@ class Context:
         )
 
     @cached_property
+    def placeholder_nouns(self) -> PlaceholderNouns:
+        from easel_ls.model.placeholders import nouns_for
+
+        return nouns_for(tuple(self.option("placeholder-words")))
+
+    @cached_property
     def invocations(self) -> list[Invocation]:
         from easel_ls.model.commands import extract_invocations
+        from easel_ls.model.placeholders import DEFAULT_NOUNS
 
+        nouns = self.placeholder_nouns
+        # Configured nouns change which words are values: they are part of the cache key.
+        kind = "invocations" if nouns is DEFAULT_NOUNS else "invocations:" + "|".join(nouns.words)
         return self.workspace.artefact(
-            "invocations", self.doc, lambda: extract_invocations(self.doc, self.markdown)
+            kind, self.doc, lambda: extract_invocations(self.doc, self.markdown, nouns)
         )
 
     def script_model(self, path: Path) -> ScriptModel | None:

@@ -180,6 +180,9 @@ class ScriptModel:
     parser: ParserModel | None
     reason: str | None
     reason_line: int
+    # Words the script looks for in `sys.argv` itself (`if "--selftest" in sys.argv:`): a
+    # command holding one may never reach argparse, so argparse's rules say nothing about it.
+    argv_words: frozenset[str] = frozenset()
 
 
 def analyse_script(
@@ -198,12 +201,55 @@ def analyse_script(
     if not _uses_argparse(tree):
         return ScriptModel(path, "no-argparse", None, _no_argparse_reason(tree), 0)
     try:
-        return _Interpreter(source, path).run(tree)
+        model = _Interpreter(source, path).run(tree)
     except RecursionError:
-        reason = "is nested too deeply to analyse"
+        return ScriptModel(path, "open", None, "is nested too deeply to analyse", 0)
     except _BudgetExceeded:
-        reason = "is too large to analyse"
-    return ScriptModel(path, "open", None, reason, 0)
+        return ScriptModel(path, "open", None, "is too large to analyse", 0)
+    if "argv" in source:
+        model.argv_words = argv_words(tree)
+    return model
+
+
+def _is_argv(node: ast.expr, aliases: set[str]) -> bool:
+    """`sys.argv`, `sys.argv[1]`, `sys.argv[1:]`, or a name assigned from one of them."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.Attribute):
+        return node.attr == "argv" and isinstance(node.value, ast.Name) and node.value.id == "sys"
+    return isinstance(node, ast.Name) and node.id in aliases
+
+
+def _string_constants(node: ast.expr) -> Iterator[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        yield node.value
+    elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        for element in node.elts:
+            yield from _string_constants(element)
+
+
+def argv_words(tree: ast.Module) -> frozenset[str]:
+    """Every string a comparison with `sys.argv` names: `"--selftest" in sys.argv`,
+    `sys.argv[1] == "selftest"`, `argv[1:] in (["-h"], ["--version"])` (read, never run)."""
+    aliases: set[str] = {"argv"}  # `from sys import argv`
+    nodes = list(ast.walk(tree))
+    for node in nodes:
+        if isinstance(node, ast.Assign) and _is_argv(node.value, set()):
+            aliases.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    found: set[str] = set()
+    for node in nodes:
+        if not isinstance(node, ast.Compare):
+            continue
+        operands = [node.left, *node.comparators]
+        if not any(_is_argv(operand, aliases) for operand in operands):
+            continue
+        for operand in operands:
+            if isinstance(operand, (ast.List, ast.Tuple, ast.Set)):
+                for element in operand.elts:
+                    if isinstance(element, (ast.List, ast.Tuple)):
+                        found.update(_string_constants(element))
+            found.update(_string_constants(operand))
+    return frozenset(found)
 
 
 def _uses_argparse(tree: ast.Module) -> bool:

@@ -18,6 +18,7 @@ from typing import Literal
 
 from easel_ls.findings import Position, Range
 from easel_ls.model.markdown import CodeSpan, Fence, MarkdownModel
+from easel_ls.model.placeholders import DEFAULT_NOUNS, PlaceholderNouns
 from easel_ls.model.text import TextDocument
 
 COMMAND_FENCE_LANGUAGES = frozenset({"bash", "sh", "shell", "console", "zsh", ""})
@@ -45,14 +46,17 @@ class Invocation:
     dynamic_path: bool = False  # the path has a placeholder we cannot resolve: never judged
 
 
-def extract_invocations(doc: TextDocument, md: MarkdownModel) -> list[Invocation]:
-    """Every script invocation in the document's command fences and command-like code spans."""
+def extract_invocations(
+    doc: TextDocument, md: MarkdownModel, placeholder_nouns: PlaceholderNouns = DEFAULT_NOUNS
+) -> list[Invocation]:
+    """Every script invocation in the document's command fences and command-like code spans.
+    ``placeholder_nouns``: nouns written in place of a value (`placeholder-words`)."""
     found: list[Invocation] = []
     for fence in md.fences:
         if fence.info in COMMAND_FENCE_LANGUAGES:
-            found.extend(_fence_invocations(doc, fence))
+            found.extend(_fence_invocations(doc, fence, placeholder_nouns))
     for span in md.code_spans:
-        found.extend(_span_invocations(doc, span))
+        found.extend(_span_invocations(doc, span, placeholder_nouns))
     found.sort(key=lambda inv: (inv.script.range.start, inv.source))
     return found
 
@@ -348,40 +352,37 @@ def _redirect(text: str, i: int, tokens: list[_Token], start: int | None = None)
 # Words and simple commands
 
 
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_CJK_WORD = re.compile(r"[\u3400-\u9fff\uf900-\ufaff0-9_\-]+")
 _BRACED = re.compile(r"\{[^{}]*\}")
-# Generic nouns that docs write in place of a value (`--topic 主题名`, `-p 画像名`, `-i "内容"`).
-_CJK_PLACEHOLDER_NOUNS = (
-    "主题", "内容", "画像", "标题", "路径", "文件", "名称", "名字", "关键词", "链接", "文本",
-    "描述", "话题", "账号", "目录", "图片", "视频", "编号", "日期", "时间", "参数", "数值",
-)  # fmt: skip
 
 
 # A character every placeholder form needs (a word's text has no character its raw lacks).
 _PLACEHOLDER_HINT = re.compile(r"[|.…<{\u3400-\u9fff\uf900-\ufaff]")
 
 
-def _looks_placeholder(text: str, raw: str, has_variable: bool) -> bool:
+def _looks_placeholder(
+    text: str, raw: str, has_variable: bool, nouns: PlaceholderNouns = DEFAULT_NOUNS
+) -> bool:
     if not has_variable and _PLACEHOLDER_HINT.search(raw) is None:
-        return False  # most words: none of the checks below can succeed
+        # Most words: only a configured non-CJK placeholder noun (`topic`) can still be one.
+        return bool(nouns.other) and text.lower() in nouns.other
     if raw == "|":  # `[--a | --b]`: a separator of alternatives, not a value
         return True
     if has_variable or "..." in raw or "…" in raw:
         return True
     if _PLACEHOLDER_ANGLE.search(raw) or _BRACED.search(raw):
         return True
-    if _CJK.search(text) and _CJK_WORD.fullmatch(text):
-        return text.endswith("名") or any(noun in text for noun in _CJK_PLACEHOLDER_NOUNS)
-    return False
+    return nouns.match(text)
 
 
 class _WordMaker:
     """Turns lexed word tokens into Words, tracking `[ ... ]` optional notation."""
 
-    def __init__(self, doc: TextDocument, line: _Line) -> None:
+    def __init__(
+        self, doc: TextDocument, line: _Line, nouns: PlaceholderNouns = DEFAULT_NOUNS
+    ) -> None:
         self.doc = doc
         self.line = line
+        self.nouns = nouns
         self.optional_depth = 0
         self._line_lengths: dict[int, int] = {}  # a line holds several words: measure it once
 
@@ -405,7 +406,7 @@ class _WordMaker:
                 end, raw, text = end - closing, raw[:-closing], text[:-closing]
                 if not raw:
                     return None
-        placeholder = _looks_placeholder(text, raw, token.has_variable)
+        placeholder = _looks_placeholder(text, raw, token.has_variable, self.nouns)
         return Word(text, raw, self.range(start, end), placeholder, optional)
 
     def range(self, start: int, end: int) -> Range:
@@ -576,7 +577,7 @@ def _launch(words: list[Word], direct: str = "/") -> tuple[str, int] | None:
     """("python" | "shell", index of the script word), or None when this runs no script.
 
     A script run directly (no launcher) must contain ``direct``: any `dir/x.sh` in a fence, but
-    only `./x.sh` in a code span, where `scripts/x.py` is a path mention.
+    must start with `./` in a code span, where `scripts/x.py` and `../x.py` are path mentions.
     """
     i = _skip_assignments(words, 0)
     while i < len(words) and words[i].text in _PREFIX_COMMANDS | _RESERVED_WORDS:
@@ -601,9 +602,11 @@ def _launch(words: list[Word], direct: str = "/") -> tuple[str, int] | None:
         return _after_options(words, i + 1, "python")
     if first in _SHELLS:
         return _after_options(words, i + 1, "shell")
-    if direct in first and first.endswith(".sh"):
+    # In a span only `./x.sh`: `../../shared/scripts/x.py` there is a path, not a command.
+    runs_directly = first.startswith(direct) if direct == "./" else direct in first
+    if runs_directly and first.endswith(".sh"):
         return "shell", i
-    if direct in first and first.endswith(".py"):
+    if runs_directly and first.endswith(".py"):
         return "python", i
     return None
 
@@ -682,7 +685,9 @@ def _invocations(
 # Sources
 
 
-def _fence_invocations(doc: TextDocument, fence: Fence) -> Iterator[Invocation]:
+def _fence_invocations(
+    doc: TextDocument, fence: Fence, nouns: PlaceholderNouns
+) -> Iterator[Invocation]:
     state = _ShellState()
     lines = list(_fence_lines(fence))
     i = 0
@@ -715,7 +720,7 @@ def _fence_invocations(doc: TextDocument, fence: Fence) -> Iterator[Invocation]:
                 logical.add_break(last_line, last_character + 1)
                 logical.add(lines[i][2], lines[i][0], lines[i][1])
                 i += 1
-        commands = list(_commands(tokens, _WordMaker(doc, logical)))
+        commands = list(_commands(tokens, _WordMaker(doc, logical, nouns)))
         yield from _invocations(commands, state, "fence", _suppressed_codes(tokens))
         for delimiter in (d for command in commands for d in command.heredoc_delimiters):
             while i < len(lines) and lines[i][2].strip().removeprefix("> ") != delimiter:
@@ -747,7 +752,9 @@ def _could_launch(text: str) -> bool:
     return "py" in text or "sh" in text or any(c in text for c in "'\"\\")
 
 
-def _span_invocations(doc: TextDocument, span: CodeSpan) -> list[Invocation]:
+def _span_invocations(
+    doc: TextDocument, span: CodeSpan, nouns: PlaceholderNouns
+) -> list[Invocation]:
     if not _could_launch(span.text):
         return []
     logical = _span_line(span)
@@ -756,8 +763,14 @@ def _span_invocations(doc: TextDocument, span: CodeSpan) -> list[Invocation]:
         skip = len(logical.text) - len(stripped) + 2
         logical.text, logical.positions = logical.text[skip:], logical.positions[skip:]
     tokens = _lex(logical.text, final=True)
-    commands = list(_commands(tokens, _WordMaker(doc, logical)))
+    commands = list(_commands(tokens, _WordMaker(doc, logical, nouns)))
     state = _ShellState()
-    if not commands or _launch(commands[0].words, direct="./") is None:
+    if not commands:
         return []
+    launched = _launch(commands[0].words, direct="./")
+    if launched is None:
+        return []
+    kind, index = launched
+    if kind == "python" and index == 0 and len(commands[0].words) == 1 and len(commands) == 1:
+        return []  # a lone `./x.py` in a span names the module; it runs nothing
     return list(_invocations(commands, state, "span", _suppressed_codes(tokens)))

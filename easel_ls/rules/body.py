@@ -41,6 +41,13 @@ def body_length(ctx: Context) -> None:
         )
 
 
+def accepted_headings(section: str, synonyms: dict[str, list[str]]) -> tuple[str, ...]:
+    """The headings that count as ``section``: itself, then its `section-synonyms`."""
+    found = [section]
+    found.extend(s for s in synonyms.get(section, ()) if s and s not in found)
+    return tuple(found)
+
+
 @checker(FileKind.SKILL, codes=("BD002",))
 def required_sections(ctx: Context) -> None:
     if not ctx.frontmatter.closed:
@@ -48,20 +55,25 @@ def required_sections(ctx: Context) -> None:
     titles = []
     for heading in ctx.markdown.headings:
         if heading.level == 2:
-            titles.append(_NUMBERING.sub("", heading.text.strip()))
+            titles.append(_NUMBERING.sub("", heading.text.strip()).casefold())
     start, _ = _body_range(ctx)
     anchor_line = next((h.range.start.line for h in ctx.markdown.headings if h.level == 1), start)
     anchor_line = min(anchor_line, ctx.doc.line_count - 1)
     anchor = Range.of(anchor_line, 0, anchor_line, len(ctx.doc.line_text(anchor_line)))
     end = ctx.doc.end_position
+    synonyms = ctx.option("section-synonyms") or {}
     for section in ctx.option("required-sections"):
-        if any(t.startswith(section) for t in titles):
+        accepted = accepted_headings(section, synonyms)
+        prefixes = tuple(h.casefold() for h in accepted)
+        if any(t.startswith(prefixes) for t in titles):
             continue
         sep = "" if ctx.doc.text.endswith("\n") else "\n"
         ctx.report(
             "BD002",
             anchor,
-            f"section `## {section}` is missing",
+            f"section `## {section}` is missing (accepted headings: "
+            + ", ".join(f"`{h}`" for h in accepted)
+            + ", each may be followed by more words)",
             fixes=[
                 Fix(
                     f"Append `## {section}` section",

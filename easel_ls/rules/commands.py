@@ -13,6 +13,7 @@ from easel_ls.engine import Context, FileKind, checker
 from easel_ls.findings import Applicability, Fix, Location, Position, Range, TextEdit
 from easel_ls.rules.resources import _other_skill
 from easel_ls.suggest import closest, did_you_mean
+from easel_ls.workspace import is_within
 
 if TYPE_CHECKING:
     from easel_ls.model.argmatch import MatchIssue
@@ -75,14 +76,20 @@ def _resolve_script(ctx: Context, inv: Invocation) -> ResolvedScript | None:
     elif text.startswith(("skills/", "scripts/")):
         # `scripts/x.py` is run from the root; a skill's own scripts/ is the common intent too.
         candidates = [root / text, skill_dir / text]
+    elif inv.source == "span" and inv.script.text.startswith(("./", "../")):
+        # In a code span a `./` or `../` path reads from the file that holds it, like a link.
+        candidates = [ctx.path.parent / text, skill_dir / text, root / text]
     else:
         candidates = [skill_dir / text, root / text]
     first = candidates[0]
     if ctx.workspace.escapes(first):
         return ResolvedScript(Path(os.path.normpath(first)), True)
     leads_out: Path | None = None
+    root_text = str(root)
     for candidate in candidates:
         normal = Path(os.path.normpath(candidate))
+        if not is_within(str(normal), root_text):
+            continue  # another reading that leaves the root is not what the author meant
         ctx.workspace.note_dependency(normal, ctx.path)
         if ctx.workspace.escapes(normal):  # a symlink out of the workspace: RS005, not "missing"
             leads_out = leads_out or normal
@@ -229,6 +236,10 @@ def command_arguments(ctx: Context) -> None:
                     ],
                 )
             continue
+        if model.argv_words and any(
+            w.text in model.argv_words for w in inv.args if not w.placeholder
+        ):
+            continue  # `x.py --selftest`: the script answers it before argparse runs
         tokens = [ArgToken(w.text, w.placeholder, w.optional) for w in inv.args]
         for issue in match_invocation(model.parser, tokens):
             _report_issue(ctx, inv, issue, model.parser, resolved.path)

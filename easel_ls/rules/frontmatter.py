@@ -28,6 +28,15 @@ SKILL_MENTION = re.compile(
 )
 # Manifest `kind` values and similar kebab words that are not skill names.
 _NOT_SKILL_NAMES = {"xhs-note", "allow-unsafe", "dry-run", "kebab-case"}
+# A whole word that may be a skill's folder name (`与 voice-dub 的区别`, `请走poster-maker`).
+_BARE_NAME = re.compile(r"(?<![A-Za-z0-9_-])[a-z0-9]+(?:-[a-z0-9]+)*(?![A-Za-z0-9_-])")
+# Other skills named by kind (`委派对应平台发布 SKILL`, `国内平台用各自的发布 SKILL`): a
+# boundary too. `本 SKILL`/`该 skill` is the skill itself.
+_GENERIC_NEIGHBOUR = re.compile(r"(?<![本该此这\w-])\s*(?:SKILL|Skill|skill)s?(?![\w-])")
+# Between names of one list: `原 old-a 和 old-b`, `` `a`、`b` ``.
+_LIST_TAIL = re.compile(
+    r"(?:`?[a-z0-9]+(?:-[a-z0-9]+)*`?)\s*(?:和|与|、|,|，|及|以及|/|跟|或|and|or)\s*`?\s*$"
+)
 
 _DESCRIPTION_SKELETON = (
     "description: >-\n"
@@ -333,9 +342,10 @@ def description_value(ctx: Context) -> None:
     known = ctx.workspace.skills
     own = ctx.skill.name if ctx.skill else ctx.path.parent.name
     mentions = [m for m in SKILL_MENTION.finditer(text)]
+    # Any whole-word mention of another workspace skill names a neighbour, backticked or not.
     names_neighbour = any(
-        (m.group(1) or m.group(2)) in known and (m.group(1) or m.group(2)) != own for m in mentions
-    )
+        m.group(0) in known and m.group(0) != own for m in _BARE_NAME.finditer(text)
+    ) or _names_skills_by_kind(text)
     boundary_words = list(ctx.option("boundary-words"))
     if not names_neighbour and not any(w in text for w in boundary_words):
         ctx.report(
@@ -348,10 +358,13 @@ def description_value(ctx: Context) -> None:
         return  # no skills index (a lone file): cannot tell which names exist
     source = ctx.doc.slice(fm.node_range(node))
     base = ctx.doc.offset_at(fm.node_range(node).start)
+    former = _former_marker(tuple(ctx.option("former-skill-words")))
     for m in mentions:
         name = m.group(1) or m.group(2)
         if name in known or name == own or name in _NOT_SKILL_NAMES:
             continue
+        if former is not None and introduced_as_former(text, m.start(), former):
+            continue  # `合并了原 old-a 和 old-b`: names a skill that is gone, on purpose
         token = m.group(0)
         idx = source.find(token)
         where = ctx.doc.range_of(base + idx, base + idx + len(token)) if idx >= 0 else rng
@@ -362,6 +375,37 @@ def description_value(ctx: Context) -> None:
             f"description names skill `{name}`, which is not in the workspace",
             help=did_you_mean(suggestions),
         )
+
+
+def _names_skills_by_kind(text: str) -> bool:
+    for m in _GENERIC_NEIGHBOUR.finditer(text):
+        before = text[: m.start()].rstrip()
+        if not before.endswith(("本", "该", "此", "这个", "这")):
+            return True
+    return False
+
+
+@lru_cache(maxsize=8)
+def _former_marker(words: tuple[str, ...]) -> re.Pattern[str] | None:
+    if not words:
+        return None
+    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    # The word, a few CJK letters of its phrase (`前身是`, `原来的`), then the name.
+    return re.compile(rf"(?:{alternatives})[\u4e00-\u9fff]{{0,3}}\s*`?\s*$")
+
+
+def introduced_as_former(text: str, start: int, former: re.Pattern[str]) -> bool:
+    """Whether the skill name at ``start`` follows a former-skill word, directly or as a later
+    item of a list that one introduces (`原 old-a 和 old-b`)."""
+    before = text[max(0, start - 200) : start]
+    for _ in range(16):  # a list of at most so many names
+        if former.search(before):
+            return True
+        tail = _LIST_TAIL.search(before)
+        if tail is None:
+            return False
+        before = before[: tail.start()]
+    return False
 
 
 def _trim_to_content(ctx: Context, rng: Range) -> Range:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from easel_ls.engine import Context, FileKind, checker
 from easel_ls.findings import Applicability, CreateFile, Fix, Range, RenameFile
+from easel_ls.model.placeholders import PlaceholderNouns
 from easel_ls.workspace import Workspace
 
 MANIFEST_NAME = ".easel.json"
@@ -232,8 +233,8 @@ def _create_manifest_fix(ctx: Context, folder: Path) -> list[Fix]:
 
 # --- OP006: output paths taught by skills ------------------------------------------------------
 
+# Marked placeholders in output paths: `<主题>`, `{topic}`, `$OUT`, globs, `...`, `%s`, `%(x)s`.
 _PLACEHOLDER = re.compile(r"[<{$*…]|\.\.\.|%s|%\(")
-_LITERAL_TOPIC_WORDS = {"主题名", "主题", "项目名", "topic", "project", "topic_name"}
 
 
 @lru_cache(maxsize=8)
@@ -260,23 +261,50 @@ def documented_output_paths(ctx: Context) -> None:
     system_bare = {d.lstrip("_").lower(): d for d in ctx.option("system-dirs")}
     skill_names = ctx.workspace.skills  # a name -> skill mapping: membership is all we need
     file_suffixes = load_shared(None).output_paths.FILE_SUFFIXES
+    nouns = ctx.placeholder_nouns
     for match in _path_token(outputs_name).finditer(text):
         rest = match.group("rest").rstrip(".,;:")
         segments = [s for s in rest.split("/") if s]
         if not segments:
             continue
         first = segments[0]
-        if _PLACEHOLDER.search(first) and first not in _LITERAL_TOPIC_WORDS:
-            continue
-        problem = _path_problem(
-            first, segments, rest, generic, system_bare, skill_names, file_suffixes
-        )
+        if _is_placeholder(first, nouns):
+            # A placeholder names the project (`outputs/<主题>/`, `outputs/书名/chapters/`);
+            # only a second one that names the topic again doubles it.
+            problem = _doubled_topic(first, segments, rest.endswith("/"), nouns)
+        else:
+            problem = _path_problem(
+                first, segments, rest, generic, system_bare, skill_names, file_suffixes
+            )
         if problem is None:
             continue
         start = match.start()
         end = match.start("rest") + len(rest)
         shown = text[start:end]
         ctx.report("OP006", ctx.doc.range_of(start, end), f"`{shown}`: {problem}")
+
+
+def _is_placeholder(segment: str, nouns: PlaceholderNouns) -> bool:
+    return _PLACEHOLDER.search(segment) is not None or nouns.match(segment)
+
+
+_TOPIC_WORDS = ("主题", "topic")
+
+
+def _doubled_topic(
+    first: str, segments: list[str], ends_as_folder: bool, nouns: PlaceholderNouns
+) -> str | None:
+    """`outputs/主题名/<主题>/`: two placeholders for one project folder."""
+    if len(segments) < 2 or (len(segments) == 2 and not ends_as_folder):
+        return None  # `outputs/<主题>/<文件名>.md`: the second one is the file
+    second = segments[1]
+    if not _is_placeholder(second, nouns):
+        return None
+    if not any(w in second.lower() for w in _TOPIC_WORDS) and second != first:
+        return None  # `outputs/<主题>/<章节>/`: a folder inside the project
+    return (
+        f"the project folder is written twice (`{first}/{second}/`); write `outputs/<主题>/` once"
+    )
 
 
 def _path_problem(
@@ -293,8 +321,6 @@ def _path_problem(
         suffix = first.rsplit(".", 1)[1].lower()
         if suffix in file_suffixes:
             return "a file directly in the outputs folder; write `outputs/<主题>/` instead"
-    if first in _LITERAL_TOPIC_WORDS:
-        return f"`{first}` is written as a literal folder name; use the placeholder `<主题>`"
     if lowered in generic:
         return f"`{first}` is a generic project name; projects are named after their topic"
     if lowered in system_bare:

@@ -184,6 +184,24 @@ def _mentions(text: str, rel: str, name: str) -> bool:
     return rel in text or name in text
 
 
+# Files whose text may mention a resource of the skill (binaries and data are not read).
+_SPEAKING_SUFFIXES = frozenset(
+    {".md", ".py", ".sh", ".prompt", ".expected", ".txt", ".yaml", ".yml", ".toml", ".json"}
+)
+_SPEAKING_LIMIT = 400  # files per skill folder: a vendored tree inside a skill stays cheap
+
+
+def _speaking_files(ctx: Context, folder: Path) -> list[Path]:
+    skill_md = folder / SKILL_FILE
+    found = [skill_md]
+    for path in ctx.workspace.list_dir(folder, "*", recursive=True):
+        if len(found) >= _SPEAKING_LIMIT:
+            break
+        if path != ctx.path and path != skill_md and path.suffix.lower() in _SPEAKING_SUFFIXES:
+            found.append(path)
+    return found
+
+
 @checker(FileKind.REFERENCE, FileKind.SCRIPT, codes=("RS003",))
 def orphan_resource(ctx: Context) -> None:
     skill = ctx.skill
@@ -194,15 +212,9 @@ def orphan_resource(ctx: Context) -> None:
         return  # private helper modules are imported, not documented
     name = ctx.path.name
     ws = ctx.workspace
-    skill_md = skill.folder / SKILL_FILE
-    ws.note_dependency(skill_md, ctx.path)
-    skill_text = ws.text_of(skill_md) or ""
-    if _mentions(skill_text, rel, name):
-        return
-    references = skill.folder / "references"
-    for path in ws.list_dir(references, "*.md", recursive=True):
-        if path == ctx.path:
-            continue
+    # Everything the skill folder says counts: SKILL.md first (where most mentions are), then
+    # its references, AGENTS.md and other notes, tests and the other scripts.
+    for path in _speaking_files(ctx, skill.folder):
         ws.note_dependency(path, ctx.path)
         if _mentions(ws.text_of(path) or "", rel, name):
             return
@@ -219,6 +231,7 @@ def orphan_resource(ctx: Context) -> None:
     ctx.report(
         "RS003",
         Range(Position(0, 0), Position(0, 0)),
-        f"orphan {what}: neither SKILL.md nor another reference of `{skill.name}` mentions `{rel}`",
+        f"orphan {what}: nothing in the skill folder of `{skill.name}` (SKILL.md, references, "
+        f"notes, tests, scripts) mentions `{rel}`",
         help=f"link it from SKILL.md (e.g. `[…]({rel})`) or delete it",
     )

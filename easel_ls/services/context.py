@@ -246,6 +246,8 @@ def frontmatter_context(
     if match.group(3) is None or pos.character <= key_end:
         if match.group(3) is None and line[key_end:].strip():
             return None  # `foo bar` is prose, not a key being typed
+        if pos.character > key_end:
+            return None  # past the word and a space: no key is being typed there
         token = Token(
             key,
             Range(Position(pos.line, indent), Position(pos.line, key_end)),

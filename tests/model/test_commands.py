@@ -541,9 +541,22 @@ def _looks_placeholder_reference(text: str, raw: str, has_variable: bool) -> boo
         return True
     if commands._PLACEHOLDER_ANGLE.search(raw) or commands._BRACED.search(raw):
         return True
-    if commands._CJK.search(text) and commands._CJK_WORD.fullmatch(text):
-        return text.endswith("名") or any(n in text for n in commands._CJK_PLACEHOLDER_NOUNS)
-    return False
+    return is_placeholder_noun_reference(text)
+
+
+def is_placeholder_noun_reference(text: str) -> bool:
+    """A CJK word that contains a default placeholder noun or ends in 名; a default non-CJK
+    placeholder word, whole (the spec of `easel_ls.model.placeholders`, written plainly)."""
+    import re
+
+    from easel_ls.model.placeholders import PLACEHOLDER_WORDS
+
+    cjk = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+    if cjk.search(text):
+        if not re.fullmatch(r"[\u3400-\u9fff\uf900-\ufaff0-9_\-]+", text):
+            return False
+        return text.endswith("名") or any(n in text for n in PLACEHOLDER_WORDS if cjk.search(n))
+    return text.lower() in {w.lower() for w in PLACEHOLDER_WORDS if not cjk.search(w)}
 
 
 @settings(max_examples=1500, deadline=None)
