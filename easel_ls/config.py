@@ -20,6 +20,19 @@ from easel_ls.rules import OPT_IN_CODES, RULES
 
 CONFIG_FILES = ("easel-ls.toml", ".easel-ls.toml", "pyproject.toml")
 
+# BD002: headings that count as a required section (a heading may add a suffix to any).
+# fmt: off
+SECTION_SYNONYMS: dict[str, list[str]] = {
+    "输入": ["输入", "入参", "参数", "前置条件", "前置输入", "Input"],
+    "输出": ["输出", "产物", "产出", "交付", "成品", "Output"],
+    "执行步骤": [
+        "执行步骤", "执行", "步骤", "流程", "工作流", "核心流程", "操作步骤", "Steps", "Workflow",
+        "Procedure",
+    ],
+    "Profile 感知": ["Profile 感知", "Profile", "画像感知", "画像"],
+}
+# fmt: on
+
 DEFAULT_OPTIONS: dict[str, Any] = {
     "max-file-size": 5 * 1024 * 1024,
     "skill-roots": None,  # None: every skills/<group>/ folder that holds skills
@@ -60,22 +73,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "description-length": [80, 300],
     "max-body-lines": 200,
     "required-sections": ["输入", "输出", "执行步骤", "Profile 感知"],
-    # BD002: headings that count as a required section (a heading may add a suffix to any).
-    "section-synonyms": {
-        "输入": ["输入", "入参", "参数", "前置条件", "前置输入"],
-        "输出": ["输出", "产物", "产出", "交付", "输出规范", "输出格式", "成品"],
-        "执行步骤": [
-            "执行步骤",
-            "执行",
-            "步骤",
-            "流程",
-            "工作流",
-            "核心流程",
-            "操作步骤",
-            "工作步骤",
-        ],
-        "Profile 感知": ["Profile 感知", "Profile", "画像感知", "画像"],
-    },
+    "section-synonyms": SECTION_SYNONYMS,
     "placeholder-words": list(PLACEHOLDER_WORDS),
     "generic-project-names": [
         "xhs",

@@ -255,3 +255,30 @@ def test_command_line_overrides_give_one_settings_object_per_config_file(tmp_pat
     assert own is not one
     assert not one.is_enabled("CM002") and one.is_enabled("BD001")
     assert not own.is_enabled("CM002") and not own.is_enabled("BD001")
+
+
+# --- opt-in rules ----------------------------------------------------------------------------
+
+
+def test_an_opt_in_rule_runs_only_when_its_exact_code_is_selected(monkeypatch) -> None:
+    import easel_ls.config as config
+
+    monkeypatch.setattr(config, "OPT_IN_CODES", frozenset({"FM013"}))
+    default = config.Settings()
+    assert not default.is_enabled("FM013")
+    assert default.is_enabled("FM012")
+    assert not config.Settings(select=("FM",)).is_enabled("FM013")
+    assert config.Settings(extend_select=("FM013",)).is_enabled("FM013")
+    assert config.Settings(select=("FM013",)).is_enabled("FM013")
+    assert not config.Settings(extend_select=("FM013",), ignore=("FM013",)).is_enabled("FM013")
+
+
+def test_section_synonyms_must_be_a_table_of_lists(tmp_path) -> None:
+    import pytest
+
+    from easel_ls.config import ConfigError, settings_from_table
+
+    with pytest.raises(ConfigError, match="section-synonyms"):
+        settings_from_table({"section-synonyms": ["输出"]}, tmp_path / "easel-ls.toml")
+    ok = settings_from_table({"section-synonyms": {"输出": ["产物"]}}, tmp_path / "easel-ls.toml")
+    assert ok.option("section-synonyms") == {"输出": ["产物"]}

@@ -13,6 +13,7 @@ from easel_ls.spec import PROFILE_MARKER
 _MARKER_LIKE = re.compile(
     r"={2,}[^=\n]{0,60}?(?:PROFILE|PROFLE|PROFIL|EASEL)[^=\n]{0,60}?={2,}", re.I
 )
+_JOINED_SECTIONS = re.compile(r"\s*(?:/|／|、|&|＆|\+|与|和|及)\s*")
 _NUMBERING = re.compile(r"^(?:\d+[.、)]\s*|[一二三四五六七八九十]+[、.]\s*)")
 
 
@@ -52,10 +53,12 @@ def accepted_headings(section: str, synonyms: dict[str, list[str]]) -> tuple[str
 def required_sections(ctx: Context) -> None:
     if not ctx.frontmatter.closed:
         return
-    titles = []
+    titles: list[str] = []
     for heading in ctx.markdown.headings:
         if heading.level == 2:
-            titles.append(_NUMBERING.sub("", heading.text.strip()).casefold())
+            title = _NUMBERING.sub("", heading.text.strip()).casefold()
+            # `## 输入与输出`, `## Đầu vào / đầu ra`: one heading for two sections.
+            titles.extend(part.strip() for part in _JOINED_SECTIONS.split(title))
     start, _ = _body_range(ctx)
     anchor_line = next((h.range.start.line for h in ctx.markdown.headings if h.level == 1), start)
     anchor_line = min(anchor_line, ctx.doc.line_count - 1)

@@ -80,24 +80,77 @@ skill-roots = ["skills/openclaw"]      # default: every skills/<group>/ holding 
 shared-scripts = "skills/shared/scripts"
 outputs-dir = "outputs"
 
-# rule options
+# rule options (a list you set replaces the built-in one)
 min-cjk-ratio = 0.3                    # FM011
 trigger-words = [                      # FM012
-    "当用户", "触发", "使用时机", "适用场景", "用户说", "用户问", "用户需要", "用于",
+    "当用户", "触发", "使用时机", "适用场景", "用户说", "用户问", "用户需要", "用于", "用户想", "用户要",
 ]
-boundary-words = ["不负责", "不处理", "区别于", "边界", "转", "交给", "请用"]  # FM013
+boundary-words = [                     # FM013
+    "不负责", "不处理", "不做", "只做", "只负责", "区别", "分工", "边界", "改用", "转", "交给", "委派",
+    "请用", "不适用", "不重新",
+]
+former-skill-words = ["原", "旧", "已合并", "合并自", "曾", "前身"]  # FM015
 description-length = [80, 300]         # FM014
 max-body-lines = 200                   # BD001
 required-sections = ["输入", "输出", "执行步骤", "Profile 感知"]  # BD002
+placeholder-words = [                  # CM, RS002, OP006: nouns written in place of a value
+    "主题", "内容", "画像", "标题", "路径", "文件", "名称", "名字", "简称", "关键词", "链接", "文本",
+    "描述", "话题", "账号", "目录", "图片", "视频", "编号", "序号", "日期", "时间", "参数", "数值",
+    "项目", "作品", "平台", "类型", "topic", "topic_name", "topic-name", "project_name",
+    "project-name",
+]
 generic-project-names = [              # OP001
     "xhs", "test", "tmp", "temp", "demo", "output", "outputs", "result", "results",
 ]
 system-dirs = ["_login", "_publish", "_analytics", "_profile_build", "_scratch"]  # OP002
 extra-internal-domains = []            # CG001
+
+[tool.easel-ls.section-synonyms]       # BD002: the headings each section accepts
+"输入" = ["输入", "入参", "参数", "前置条件", "前置输入", "Input"]
+"输出" = ["输出", "产物", "产出", "交付", "成品", "Output"]
+"执行步骤" = [
+    "执行步骤", "执行", "步骤", "流程", "工作流", "核心流程", "操作步骤", "Steps", "Workflow", "Procedure",
+]
+"Profile 感知" = ["Profile 感知", "Profile", "画像感知", "画像"]
 ```
+
+## Rules that are off by default
+
+A rule whose precision on real Easel repositories stays below 90 % (see
+[accuracy.md](accuracy.md)) is opt-in, the way ruff keeps opinionated rules out of its defaults: it
+runs only when `select` or `extend-select` names its exact code (a family prefix such as `FM`
+does not enable it). Each such rule says so on its page below.
+
+```toml
+[tool.easel-ls]
+extend-select = ["FM013"]
+```
+
+## Skills in another language
+
+Every word list a rule uses is an option: trigger wording (`trigger-words`), boundary wording
+(`boundary-words`), former-skill words (`former-skill-words`), section headings
+(`section-synonyms`) and placeholder nouns (`placeholder-words`); FM011's `min-cjk-ratio` is the
+share of CJK letters a description needs. A team that writes its skills in Vietnamese, for
+example, keeps the spec's section names and adds the headings and phrases it writes
+(this file is [examples/vi.easel-ls.toml](examples/vi.easel-ls.toml), and the test suite checks a
+Vietnamese workspace with it):
+
+```toml
+{language_example}```
 
 ## Rule index
 """
+
+LANGUAGE_EXAMPLE = DEFAULT_OUTPUT.parent / "examples" / "vi.easel-ls.toml"
+
+
+def _intro() -> str:
+    try:
+        example = LANGUAGE_EXAMPLE.read_text("utf-8")
+    except OSError:  # an installed package has no docs/ folder: the example is left out
+        example = "# see docs/examples/vi.easel-ls.toml in the easel-ls repository\n"
+    return INTRO_AND_SETTINGS.replace("{language_example}", example)
 
 
 def _anchor(rule: Rule) -> str:
@@ -140,7 +193,7 @@ def _rules_by_family(rules: Sequence[Rule]) -> dict[str, list[Rule]]:
 def render_rules_markdown(rules: Sequence[Rule] = CATALOGUE) -> str:
     """The whole of docs/rules.md: intro, suppression and config, index tables, rule pages."""
     families = _rules_by_family(rules)
-    parts = [INTRO_AND_SETTINGS]
+    parts = [_intro()]
     for family, members in families.items():
         title = FAMILY_TITLES.get(family, family)
         parts.append(f"### {family} — {title}\n\n{_index_table(members)}\n")

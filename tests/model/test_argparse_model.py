@@ -440,3 +440,41 @@ def test_subclass_that_overrides_parsing_stays_open() -> None:
         "p.parse_args()\n"
     )
     assert analyse_script(source).status == "open"
+
+
+# --- words the script answers before argparse -------------------------------------------------
+
+
+def test_argv_words_are_the_strings_compared_with_sys_argv() -> None:
+    from easel_ls.model.argparse_model import analyse_script
+
+    source = (
+        "import argparse, sys\n"
+        "from sys import argv\n"
+        "args = sys.argv[1:]\n"
+        'if "--selftest" in sys.argv:\n'
+        "    raise SystemExit(0)\n"
+        'if len(argv) > 1 and argv[1] in ("selftest", "--version"):\n'
+        "    raise SystemExit(0)\n"
+        'if args == ["--check"]:\n'
+        "    pass\n"
+        'label = "--not-compared"\n'
+        "parser = argparse.ArgumentParser()\n"
+        'parser.add_argument("--topic", required=True)\n'
+        "parser.parse_args()\n"
+    )
+    model = analyse_script(source)
+    assert model.status == "ok"
+    assert model.argv_words == {"--selftest", "selftest", "--version", "--check"}
+
+
+def test_a_script_that_never_reads_sys_argv_has_no_argv_words() -> None:
+    from easel_ls.model.argparse_model import analyse_script
+
+    source = (
+        "import argparse\n"
+        "parser = argparse.ArgumentParser()\n"
+        'parser.add_argument("--argv-like", help="argv")\n'
+        "parser.parse_args()\n"
+    )
+    assert analyse_script(source).argv_words == frozenset()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -576,3 +577,25 @@ def test_word_maker_agrees_with_its_reference(text: str) -> None:
         if token.kind == "word":
             assert fast.make(token) == _word_maker_reference(reference, token), text
             assert fast.optional_depth == reference.optional_depth
+
+
+# --- code spans: commands versus path mentions ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("span", "is_command"),
+    [
+        ("`python ../../shared/scripts/stats.py --top 3`", True),
+        ("`./scripts/run.sh --all`", True),
+        ("`./scripts/run.sh`", True),
+        ("`../../shared/scripts/stats.py`", False),  # a module named in prose
+        ("`./scripts/helper.py`", False),  # a lone `./x.py` names the file
+        ("`scripts/make.py`", False),
+    ],
+)
+def test_a_span_runs_a_script_only_with_a_launcher_or_a_leading_dot_slash(
+    span: str, is_command: bool
+) -> None:
+    doc = TextDocument(Path("SKILL.md"), f"复用 {span} 的函数。\n")
+    found = extract_invocations(doc, parse_markdown(doc))
+    assert bool(found) is is_command
