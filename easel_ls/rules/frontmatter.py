@@ -343,9 +343,11 @@ def description_value(ctx: Context) -> None:
     own = ctx.skill.name if ctx.skill else ctx.path.parent.name
     mentions = [m for m in SKILL_MENTION.finditer(text)]
     # Any whole-word mention of another workspace skill names a neighbour, backticked or not.
-    names_neighbour = any(
-        m.group(0) in known and m.group(0) != own for m in _BARE_NAME.finditer(text)
-    ) or _names_skills_by_kind(text)
+    names_neighbour = (
+        any(m.group(0) in known and m.group(0) != own for m in _BARE_NAME.finditer(text))
+        or _names_skills_by_kind(text)
+        or _names_another_layer(text, _own_layer(fm))
+    )
     boundary_words = list(ctx.option("boundary-words"))
     if not names_neighbour and not any(w in text for w in boundary_words):
         ctx.report(
@@ -375,6 +377,32 @@ def description_value(ctx: Context) -> None:
             f"description names skill `{name}`, which is not in the workspace",
             help=did_you_mean(suggestions),
         )
+
+
+# The layers by the names descriptions use for them (`制作层负责生成`, `Lớp produce tạo nội dung`).
+_LAYER_WORDS = {
+    "discover": ("发现层",),
+    "plan": ("策划层",),
+    "produce": ("制作层",),
+    "publish": ("发布层",),
+    "attribute": ("归因层",),
+}
+
+
+def _own_layer(fm: Frontmatter) -> str | None:
+    pair = fm.get("layer")
+    return scalar_text(pair[1]) if pair is not None else None
+
+
+def _names_another_layer(text: str, own: str | None) -> bool:
+    """Work handed to another pipeline layer is a boundary too."""
+    words = {m.group(0) for m in _BARE_NAME.finditer(text)}
+    for layer, cjk_names in _LAYER_WORDS.items():
+        if layer == own:
+            continue
+        if layer in words or any(name in text for name in cjk_names):
+            return True
+    return False
 
 
 def _names_skills_by_kind(text: str) -> bool:

@@ -319,6 +319,11 @@ def _path_problem(
     lowered = first.lower()
     if len(segments) == 1 and not rest.endswith("/") and "." in first:
         suffix = first.rsplit(".", 1)[1].lower()
+        if suffix in file_suffixes and first.startswith("_"):
+            return (
+                "system state as a file at the outputs root; keep it in a registered system "
+                "folder (`outputs/_publish/…`, `outputs/_analytics/…`)"
+            )
         if suffix in file_suffixes:
             return "a file directly in the outputs folder; write `outputs/<主题>/` instead"
     if lowered in generic:

@@ -9,6 +9,10 @@ from easel_ls.findings import Range
 from easel_ls.model.script_facts import ScriptFacts, script_facts
 
 
+# `manifest.py` writes `.easel.json` and `output_paths.py` is the validator (spec: 产物管理).
+SHARED_CONTRACT_MODULES = frozenset({"manifest.py", "output_paths.py", "content_guard.py"})
+
+
 def _facts(ctx: Context) -> ScriptFacts | None:
     # Usually built already, from the same parse as the script's argparse model
     # (engine.script_model), when a document calling the script was checked first.
@@ -79,6 +83,8 @@ def publish_unguarded(ctx: Context) -> None:
 def output_write_unvalidated(ctx: Context) -> None:
     if ctx.path.suffix != ".py":
         return
+    if ctx.skill is None and ctx.path.name in SHARED_CONTRACT_MODULES:
+        return  # the spec's own shared modules: they define the outputs/ contract
     facts = _facts(ctx)
     if facts is None or facts.outputs_literal is None or not facts.writes:
         return

@@ -461,6 +461,33 @@ def test_fm013_naming_an_existing_neighbour_is_a_boundary(lint: Lint) -> None:
     assert lint(frontmatter) == []
 
 
+@pytest.mark.parametrize(
+    "boundary",
+    [
+        pytest.param("分镜由 xhs-note-plan 先写好。", id="bare-neighbour-name"),
+        pytest.param("文案改用对应的写作 SKILL。", id="skills-by-kind"),
+        pytest.param("文案由策划层写好，本 SKILL 只排版。", id="another-layer"),
+        pytest.param("和写作类技能分工：这里只排版。", id="boundary-word-分工"),
+    ],
+)
+def test_fm013_real_world_boundaries_count(lint: Lint, boundary: str) -> None:
+    frontmatter = GOOD.replace("不负责写文案，文案请用 `xhs-note-plan`。", boundary)
+    assert "FM013" not in codes(lint(frontmatter))
+
+
+@pytest.mark.parametrize(
+    "not_a_boundary",
+    [
+        pytest.param("本 SKILL 会先预览排版效果再导出。", id="the-skill-itself"),
+        pytest.param("出图用 card-maker 自己的脚本。", id="its-own-name"),
+        pytest.param("这一步属于制作层，导出 SVG。", id="its-own-layer"),
+    ],
+)
+def test_fm013_look_alikes_that_draw_no_boundary(lint: Lint, not_a_boundary: str) -> None:
+    frontmatter = GOOD.replace("不负责写文案，文案请用 `xhs-note-plan`。", not_a_boundary)
+    assert "FM013" in codes(lint(frontmatter))
+
+
 def description_of_length(length: int) -> str:
     """A folded description of exactly ``length`` code points (an emoji is one)."""
     head = "用于把笔记做成卡片 🎨，不负责写文案。"

@@ -177,6 +177,14 @@ SKILL = "skills/openclaw/card-maker/SKILL.md"
 FRONT = "---\nname: card-maker\ndescription: x\nlayer: produce\n---\n"
 
 
+def test_op006_system_state_file_at_the_root_names_the_system_folders(
+    make_workspace, check
+) -> None:
+    ws = make_workspace({SKILL: FRONT + "发布记录追加到 `outputs/_publish.log`。\n"})
+    [finding] = [f for f in check(ws, SKILL) if f.code == "OP006"]
+    assert "registered system folder" in finding.message
+
+
 @pytest.mark.parametrize(
     ("line", "flagged"),
     [
@@ -185,6 +193,7 @@ FRONT = "---\nname: card-maker\ndescription: x\nlayer: produce\n---\n"
         ("数据写入 `outputs/analytics/daily.json`", "outputs/analytics/daily.json"),
         ("成品放 `outputs/card-maker/`", "outputs/card-maker/"),
         ("写入 `outputs/主题名/<主题>/note.md`", "outputs/主题名/<主题>/note.md"),
+        ("排期写入 `outputs/_calendar.json`", "outputs/_calendar.json"),
     ],
 )
 def test_op006_bad_documented_paths(make_workspace, check, line: str, flagged: str) -> None:

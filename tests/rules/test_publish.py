@@ -223,3 +223,15 @@ def test_pb003_spares_writes_that_never_mention_outputs(lint: Lint) -> None:
     path = f"{CARDS_DIR}/scripts/cache.py"
     script = 'from pathlib import Path\n\nPath("/tmp/cards").mkdir(exist_ok=True)\n'
     assert lint({path: script}, path) == []
+
+
+def test_pb003_spares_the_shared_modules_that_define_the_outputs_contract(lint: Lint) -> None:
+    # A workspace's own manifest.py writes `.easel.json` under outputs/ by design.
+    path = "skills/shared/scripts/manifest.py"
+    assert lint({path: WRITER}, path) == []
+
+
+def test_pb003_still_judges_other_shared_scripts(lint: Lint) -> None:
+    path = "skills/shared/scripts/calendar_store.py"
+    [finding] = lint({path: WRITER}, path)
+    assert finding.code == "PB003"
