@@ -26,8 +26,8 @@ SECTION_SYNONYMS: dict[str, list[str]] = {
     "输入": ["输入", "入参", "参数", "前置条件", "前置输入", "Input"],
     "输出": ["输出", "产物", "产出", "交付", "成品", "Output"],
     "执行步骤": [
-        "执行步骤", "执行", "步骤", "流程", "工作流", "核心流程", "操作步骤", "Steps", "Workflow",
-        "Procedure",
+        "执行步骤", "执行", "步骤", "流程", "工作流", "核心流程", "操作步骤", "Step", "Phase",
+        "Workflow", "Procedure",
     ],
     "Profile 感知": ["Profile 感知", "Profile", "画像感知", "画像"],
 }

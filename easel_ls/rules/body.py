@@ -42,6 +42,20 @@ def body_length(ctx: Context) -> None:
         )
 
 
+def _satisfies(title: str, accepted: tuple[str, ...]) -> bool:
+    """A heading starts with an accepted one (`## 执行流程`); a Latin one may also be any word of
+    it (`## Định dạng output`, `## Step 1：需求收集`, `## 发布前检查（有 Profile 时）`)."""
+    for heading in accepted:
+        folded = heading.casefold()
+        if not folded.isascii():
+            if title.startswith(folded):
+                return True
+        # The word itself or its plural (`Inputs`), never a longer word (`Stepper`).
+        elif re.search(rf"(?<![a-z0-9]){re.escape(folded)}s?(?![a-z])", title):
+            return True
+    return False
+
+
 def accepted_headings(section: str, synonyms: dict[str, list[str]]) -> tuple[str, ...]:
     """The headings that count as ``section``: itself, then its `section-synonyms`."""
     found = [section]
@@ -67,8 +81,7 @@ def required_sections(ctx: Context) -> None:
     synonyms = ctx.option("section-synonyms") or {}
     for section in ctx.option("required-sections"):
         accepted = accepted_headings(section, synonyms)
-        prefixes = tuple(h.casefold() for h in accepted)
-        if any(t.startswith(prefixes) for t in titles):
+        if any(_satisfies(t, accepted) for t in titles):
             continue
         sep = "" if ctx.doc.text.endswith("\n") else "\n"
         ctx.report(

@@ -201,3 +201,46 @@ def test_bd003_also_checks_references(lint: Lint) -> None:
 )
 def test_bd003_spares_the_exact_marker_and_other_equals_runs(lint: Lint, line: str) -> None:
     assert lint(FRONTMATTER + SECTIONS + "\n" + line + "\n") == []
+
+
+@pytest.mark.parametrize(
+    ("section", "heading"),
+    [
+        ("## 执行步骤", "## 执行流程"),
+        ("## 执行步骤", "## 核心流程"),
+        ("## 执行步骤", "## Step 1：收集需求"),
+        ("## 执行步骤", "## Phase 0 — 准备"),
+        ("## 输出（写入 outputs/<主题>/）", "## 产物结构"),
+        ("## 输出（写入 outputs/<主题>/）", "## 交付物"),
+        ("## Profile 感知", "## 发布前检查（有 Profile 时）"),
+        ("## 输入", "## Inputs"),
+    ],
+)
+def test_bd002_real_world_synonyms_count(lint: Lint, section: str, heading: str) -> None:
+    assert lint(FRONTMATTER + SECTIONS.replace(section, heading)) == []
+
+
+def test_bd002_one_heading_may_hold_two_sections(lint: Lint) -> None:
+    text = SECTIONS.replace("## 输入", "## 输入与输出").replace(
+        "## 输出（写入 outputs/<主题>/）", "## 说明"
+    )
+    assert lint(FRONTMATTER + text) == []
+
+
+@pytest.mark.parametrize(
+    "heading",
+    [
+        pytest.param("## 不输出什么", id="cjk-word-not-at-the-start"),
+        pytest.param("## Stepper 组件", id="latin-word-that-only-begins-alike"),
+    ],
+)
+def test_bd002_look_alike_headings_do_not_count(lint: Lint, heading: str) -> None:
+    findings = lint(FRONTMATTER + SECTIONS.replace("## 执行步骤", heading))
+    assert [f.message.split(" (")[0] for f in findings] == ["section `## 执行步骤` is missing"]
+
+
+def test_bd002_configured_synonyms_replace_a_sections_list(make_workspace, check) -> None:
+    config = '[section-synonyms]\n"执行步骤" = ["操作指南"]\n'
+    text = FRONTMATTER + SECTIONS.replace("## 执行步骤", "## 操作指南")
+    ws = make_workspace({"easel-ls.toml": config, SKILL: text})
+    assert [f for f in check(ws, SKILL) if f.code.startswith("BD")] == []
