@@ -30,8 +30,8 @@ def _plural(count: int, word: str, plural: str | None = None) -> str:
 def render_summary(findings: list[Finding], ctx: ReportContext, *, fixed: int = 0) -> str:
     """``Found N errors.`` plus what `--fix` could do; ``findings`` are those still remaining.
 
-    Worded as ruff words it: without `--unsafe-fixes` the hidden unsafe fixes are hinted at on
-    the same line, with backticks; with it, the plain line ruff prints then.
+    Worded as ruff (0.17) words it: ``[*] 2 fixable with `--fix`.``, the unsafe fixes that
+    `--unsafe-fixes` would add in brackets after it, or alone when nothing else is fixable.
     """
     palette = Palette(ctx.color)
     remaining = len(findings)
@@ -44,21 +44,16 @@ def render_summary(findings: list[Finding], ctx: ReportContext, *, fixed: int = 
     lines = [palette.bold(found + ".")]
     fixable = sum(is_fixable(finding, ctx.unsafe_fixes) for finding in findings)
     hidden = sum(has_hidden_fix(finding, ctx.unsafe_fixes) for finding in findings)
+    unsafe = (
+        f"{_plural(hidden, 'unsafe fix', 'unsafe fixes')} available with `--fix --unsafe-fixes`"
+    )
     marker = palette.cyan("[*]")
-    if ctx.unsafe_fixes:
-        if fixable:
-            lines.append(f"{marker} {fixable} fixable with the --fix option.")
-    elif fixable or hidden:
-        hint = (
-            f"{_plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with the "
-            "`--unsafe-fixes` option"
-        )
-        if fixable and hidden:
-            lines.append(f"{marker} {fixable} fixable with the `--fix` option ({hint}).")
-        elif fixable:
-            lines.append(f"{marker} {fixable} fixable with the `--fix` option.")
-        else:
-            lines.append(f"No fixes available ({hint}).")
+    if fixable and hidden:
+        lines.append(f"{marker} {fixable} fixable with `--fix` ({unsafe}).")
+    elif fixable:
+        lines.append(f"{marker} {fixable} fixable with `--fix`.")
+    elif hidden:
+        lines.append(f"{unsafe}.")
     return "\n".join(lines) + "\n"
 
 

@@ -13,6 +13,7 @@ from cli_tools import make_workspace, run
 
 from easel_ls import __version__
 
+
 def test_version_and_help(tmp_path: Path) -> None:
     assert run("--version", cwd=tmp_path).stdout.strip() == f"easel-ls {__version__}"
     help_text = run("--help", cwd=tmp_path).stdout
