@@ -535,6 +535,11 @@ def why_not(workspace: Workspace, finding: Finding) -> str:
         return (
             "not a file easel-ls reads suppression comments in (a config finding: edit the config)"
         )
+    at_shebang = (
+        finding.range.start.line == 0 and (workspace.text_of(finding.path) or "")[:2] == "#!"
+    )
+    if kind is FileKind.SCRIPT and at_shebang:
+        return "line 1 is the script's #! line; `per-file-ignores` in the config can take it"
     return "no comment there silences it without changing what the file says"
 
 
@@ -550,10 +555,13 @@ def add_suppressions_main(workspace: Workspace, paths: list[Path], args: argpars
     remaining = cli.collect_findings(workspace, paths, args)
     out = sys.stdout
     files = len(summary.written)
-    out.write(
-        f"Added {_count(summary.comments, 'suppression comment')} to {_count(files, 'file')}"
-        f" ({_count(summary.suppressed, 'finding')} suppressed).\n"
-    )
+    if summary.comments:
+        out.write(
+            f"Added {_count(summary.comments, 'suppression comment')} to {_count(files, 'file')}"
+            f" ({_count(summary.suppressed, 'finding')} suppressed).\n"
+        )
+    else:
+        out.write("Added no suppression comments.\n")
     for path in summary.skipped:
         out.write(f"{workspace.rel(path)}: changed while the comments were prepared; left alone\n")
     if remaining:
