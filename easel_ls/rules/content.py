@@ -3,7 +3,10 @@ categories and offsets).
 
 Scanned: text files (.md, .txt, .json captions) of a project `outputs/<主题>/` outside
 `assets/` and hidden paths — CG001 as error, CG002 as info; SKILL.md and references — CG001 only,
-as a warning (there the agent is called OpenClaw, so AI wording is expected).
+as a warning (there the agent is called OpenClaw, so AI wording is expected), in content_guard's
+`skill` context: a skill names the environment variables, proxy ports and API versions a user
+sets up, so those are not reported there; keys, internal hosts, private IPs and internal paths
+are.
 
 Which `content_guard` runs is decided by `easel_ls.vendor.load_shared`: the workspace's own copy
 only when it is byte-identical to the packaged one or `trusted-workspace = true`; the help text of
@@ -44,9 +47,7 @@ def outbound_content(ctx: Context) -> None:
     root = ctx.workspace.root
     env_file = ctx.workspace.remembered(("env-file", root), lambda: _env_file(root))
     _note_env_dependency(ctx, env_file)
-    options: dict[str, Any] = {}
-    if in_skill and _takes_warnings_flag(guard):
-        options["warnings"] = False  # only CG001 is reported here: skip the WARN-only scans
+    options = _skill_options(guard) if in_skill else {}
     findings = guard.scan(
         ctx.doc.text,
         extra_domains=tuple(ctx.option("extra-internal-domains") or ()),
@@ -73,27 +74,35 @@ def outbound_content(ctx: Context) -> None:
                 severity=Severity.WARNING if in_skill else None,
             )
         elif not in_skill:
-            ctx.report(
-                "CG002",
-                rng,
-                f"{what} ({found.category}): fine when the piece is about AI, else reword it",
-                help=source,
-            )
+            ctx.report("CG002", rng, f"{what} ({found.category}): {_advice(found)}", help=source)
 
 
-_WARNINGS_FLAG: dict[int, tuple[Any, bool]] = {}
+def _advice(found: Any) -> str:
+    if found.category == "env_name_public":
+        return "a well-known variable name, fine in a tutorial; else leave it out"
+    return "fine when the piece is about AI, else reword it"
 
 
-def _takes_warnings_flag(guard: Any) -> bool:
-    """Whether this content_guard's ``scan`` has ``warnings=`` (a trusted workspace copy may be
-    older than the packaged one)."""
-    known = _WARNINGS_FLAG.get(id(guard))
+_SKILL_OPTIONS: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+
+def _skill_options(guard: Any) -> dict[str, Any]:
+    """The ``scan`` keywords for a SKILL.md or reference that this content_guard takes (a
+    trusted workspace copy may be older than the packaged one and lack them): ``warnings=False``
+    (only CG001 is reported here, so the WARN-only scans are skipped) and ``context="skill"``
+    (env names, proxy ports and API versions are what a skill documents)."""
+    known = _SKILL_OPTIONS.get(id(guard))
     if known is None or known[0] is not guard:
         try:
-            flag = "warnings" in inspect.signature(guard.scan).parameters
+            accepted = set(inspect.signature(guard.scan).parameters)
         except (TypeError, ValueError, AttributeError):
-            flag = False
-        known = _WARNINGS_FLAG[id(guard)] = (guard, flag)
+            accepted = set()
+        options: dict[str, Any] = {}
+        if "warnings" in accepted:
+            options["warnings"] = False
+        if "context" in accepted:
+            options["context"] = "skill"
+        known = _SKILL_OPTIONS[id(guard)] = (guard, options)
     return known[1]
 
 

@@ -33,7 +33,7 @@ Decisions where the spec is silent (docs/content_guard.md has the examples):
   entropy, ``12345678``, ``abcdefgh`` or ``FAKE`` inside never let it through. Only unmistakable
   placeholders pass: a body of ``x``/``X`` (or holding a run of six), a ``your``/``YOUR`` part,
   anything cut short by ``<…>``, ``${…}``, ``{…}``, ``*``, ``.`` or ``…`` (the token is then too
-  short), the two example keys of the AWS documentation, and an ``sk-`` followed by lowercase
+  short), the example key IDs of the AWS documentation, and an ``sk-`` followed by lowercase
   words joined by hyphens (``sk-ii-pitera-essence``: a product slug, no vendor's key shape).
 - A generic ``key=``/``token=``/``secret:``/``密钥：`` assignment or ``Bearer`` value keeps the
   entropy test: 12+ characters, letters and digits, no placeholder word, not a variable name.
@@ -51,7 +51,9 @@ Decisions where the spec is silent (docs/content_guard.md has the examples):
   registrable label itself is a public name: ``corporate.com``, ``lanzou.com``, ``corp.com``
   pass. Outside URLs a dotted word counts as a host only when it ends in a top-level domain
   that is not a common file extension (``notes.internal.v2.md`` is a file), and not after ``@``
-  (a mailbox). An ``api-version=`` query (Azure-style internal endpoints) is ``internal_url``.
+  (a mailbox). URL templates name slots, not machines: ``http://host:port``,
+  ``https://your-server:8443/`` pass. An ``api-version=`` query (Azure-style internal endpoints)
+  is ``internal_url``.
 - Internal paths: ``/home/<user>/…``, ``/Users/<user>/…``, ``/root/…``, ``/data/…``,
   ``/mnt/…``, ``/srv/…``, ``C:\\Users\\…``, UNC ``\\\\host\\share`` and private runtime folders
   under the home (``~/.<tool>-private/…``, ``$HOME/.x_private``); only at the start of a path,
@@ -65,8 +67,8 @@ Decisions where the spec is silent (docs/content_guard.md has the examples):
   (``env_name_public``), also when the ``.env`` defines them; their values still block.
 - ``context="skill"`` (SKILL.md and references): a skill tells the user which variable to set
   and which port or API version a service uses, so env names, standalone proxy ports and
-  ``api-version=`` are not scanned there; keys, internal hosts, private IPs, proxy URLs,
-  internal paths and ``.env`` values are.
+  ``api-version=`` are not scanned there; keys, internal hosts, private IPs, ``ip:port``,
+  socks URLs, internal paths and ``.env`` values are.
 - WARN is about the text disclosing how it was made, not its topic: ``由 AI 生成``, ``本文为 AI
   生成``, ``作为一个大模型，我…``, ``我是 AI 助手``, ``As an AI language model``, chat-template
   markers (``<|im_start|>``), and the names OpenClaw, ChatGPT, Claude and model ids
@@ -78,7 +80,7 @@ Decisions where the spec is silent (docs/content_guard.md has the examples):
 - Excerpts of keys and ``.env`` values are masked (first 4 characters), so the report does not
   leak what it found; other excerpts show the text (cut at 80 characters).
 - A finding inside another finding of the same or higher level is dropped (one report per leak).
-- Every pattern runs in linear time (a megabyte of hostile text scans in well under a second):
+- Every pattern runs in linear time (a megabyte of hostile text scans in under half a second):
   patterns that would try every offset start from a literal or run only after a literal
   precheck, and candidates are widened by plain scans, never by backtracking.
 """
@@ -200,6 +202,15 @@ def _secret(category: str, text: str, start: int, end: int) -> Finding:
     return Finding(category, "BLOCK", start, end, _mask(text[start:end]))
 
 
+def _may_match(haystack: str, hint: str | re.Pattern[str]) -> bool:
+    """Whether ``hint`` (a literal, or a pattern that starts with one) occurs: the cheap test
+    that lets a scan skip a pattern which would try every offset. The tests replace it with one
+    that always says yes, to show that skipping never changes a finding."""
+    if isinstance(hint, str):
+        return hint in haystack
+    return hint.search(haystack) is not None
+
+
 def _inside(offset: int, spans: list[tuple[int, int]]) -> bool:
     """Whether ``offset`` falls in one of ``spans`` (sorted and disjoint, as finditer gives)."""
     index = bisect.bisect_right(spans, (offset, sys.maxsize)) - 1
@@ -209,13 +220,20 @@ def _inside(offset: int, spans: list[tuple[int, int]]) -> bool:
 # --- api_key ---------------------------------------------------------------------------------
 
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-# Where a vendor key can start. A literal alternation lets the regex engine skip to candidate
-# characters instead of trying a token pattern at every offset; a hit counts only at the start
-# of a token run, and the full vendor pattern is then matched there, once.
-_VENDOR_PREFIX = re.compile(
-    r"sk[-_]|[rp]k_|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|hf_|gsk_|xai-|pplx-|r8_|npm_"
-    r"|pypi-|A(?:KIA|SIA|Iza|KID|KLT)|LTAI"
+# Where a vendor key can start, as patterns that each begin with one literal character, so the
+# regex engine skips ahead to it (an alternation of the prefixes would try every offset and
+# costs several times more). A hit counts only at the start of a token run; the full vendor
+# pattern is then matched there, once.
+_VENDOR_HINTS = (
+    re.compile(r"-(?:(?<=sk-)|(?<=glpat-)|(?<=xai-)|(?<=pplx-)|(?<=pypi-)|(?<=xox[abposr]-))"),
+    re.compile(
+        r"_(?:(?<=[srp]k_)|(?<=gh[pousr]_)|(?<=github_)|(?<=hf_)|(?<=gsk_)|(?<=r8_)|(?<=npm_))"
+    ),
+    re.compile(r"A(?:KIA|SIA|Iza|KID|KLT)"),
+    re.compile(r"LTAI"),
 )
+_VENDOR_PREFIX_LIMIT = len("github_")  # the longest head before a hint's separator
+_ALNUM = frozenset(string.ascii_letters + string.digits)
 # Each vendor's body is a named group that closes its alternative (``match.lastgroup``).
 _VENDOR_KEY = re.compile(
     r"""
@@ -279,13 +297,24 @@ def _is_vendor_placeholder(kind: str, token: str, body: str) -> bool:
         return True  # sk-xxxxxxxx, sk-proj-XXXX-XXXX, sk-abcd…xxxxxx…: masked
     if body[:4].lower() == "your" or _YOUR_PART.search(body):
         return True  # sk-your-key-here, ghp_YOUR_TOKEN
-    return kind == "openai" and token.startswith("sk-") and _SLUG.fullmatch(body) is not None
+    return kind == "openai" and _SLUG.fullmatch(body) is not None
+
+
+def _vendor_key_starts(text: str) -> list[int]:
+    starts = set()
+    for hint in _VENDOR_HINTS:
+        for match in hint.finditer(text):
+            start = match.start()
+            floor = max(0, start - _VENDOR_PREFIX_LIMIT)
+            while start > floor and text[start - 1] in _ALNUM:
+                start -= 1  # from the separator back to the head: sk-, github_, xoxb-
+            starts.add(start)
+    return sorted(starts)
 
 
 def _vendor_keys(text: str) -> Iterator[Finding]:
     covered_until = 0
-    for hint in _VENDOR_PREFIX.finditer(text):
-        start = hint.start()
+    for start in _vendor_key_starts(text):
         if start < covered_until or (start > 0 and text[start - 1] in _TOKEN_CHARS):
             continue
         match = _VENDOR_KEY.match(text, start)
@@ -310,7 +339,7 @@ def _api_keys(text: str, folded: str) -> Iterator[Finding]:
     for match in _BEARER.finditer(text):
         if _looks_random(match.group("value"), 12):
             yield _secret("api_key", text, match.start("value"), match.end("value"))
-    if _SECRET_KEYWORD.search(folded) is None:
+    if not _may_match(folded, _SECRET_KEYWORD):
         return
     for match in _SECRET_ASSIGNMENT.finditer(folded):
         start, end = match.span("value")
@@ -320,6 +349,8 @@ def _api_keys(text: str, folded: str) -> Iterator[Finding]:
 
 def _private_keys(text: str) -> Iterator[Finding]:
     """A PEM private key block, up to its END line when there is one."""
+    if not _may_match(text, "PRIVATE KEY-----"):
+        return
     ends = [match.end() for match in _PRIVATE_KEY_END.finditer(text)]
     covered_until = 0
     for begin in _PRIVATE_KEY_BEGIN.finditer(text):
@@ -338,10 +369,10 @@ def _private_keys(text: str) -> Iterator[Finding]:
 _URL_CHARS = (
     r"[^\s<>\"'`()\[\]{}|\\^（）【】《》「」，。、；：！？\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"
 )
+# Brackets end a URL (Markdown writes ``[text](url)``) except around an IPv6 host.
 _URL = re.compile(
     r"(?=[A-Za-z])(?<![A-Za-z0-9+.-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]{0,15})://(?P<rest>"
-    + _URL_CHARS
-    + "{1,2048})"
+    r"\[[0-9A-Fa-f:.]{2,45}\]" + _URL_CHARS + "{0,2048}|" + _URL_CHARS + "{1,2048})"
 )
 _IPV4 = r"(?:\d{1,3})\.(?:\d{1,3})\.(?:\d{1,3})\.(?:\d{1,3})"
 _BARE_IP = re.compile(
@@ -350,7 +381,7 @@ _BARE_IP = re.compile(
     + r")(?![0-9]|\.[0-9])(?::(?P<port>\d{1,5})(?![0-9]))?"
 )
 # What every _BARE_IP match starts with; found much faster than _BARE_IP tries every offset.
-_BARE_IP_HINT = re.compile(r"[0-9]\d{0,2}\.\d{1,3}\.\d{1,3}\.\d")
+_BARE_IP_HINT = re.compile(r"\.(?<=[0-9]\.)\d{1,3}\.\d{1,3}\.\d")  # from its literal dot
 _PROXY_SCHEMES = ("socks4", "socks4a", "socks5", "socks5h", "socks")
 # squid, socks, Clash (http and socks), Privoxy, v2rayN (socks and http).
 PROXY_PORTS = frozenset({"3128", "1080", "7890", "7891", "8118", "10808", "10809"})
@@ -368,22 +399,25 @@ _API_VERSION = re.compile(r"api-version=[a-z0-9._-]{1,40}")
 # pseudo top-level domains of private networks, and second-level public suffixes (``com.cn``).
 INTERNAL_LABELS = frozenset({"internal", "intranet", "corp", "lan"})
 INTERNAL_SUFFIXES = ("internal", "intranet", "corp", "lan", "local", "localdomain", "home.arpa")
+_PRIVATE_TLDS = frozenset({*INTERNAL_SUFFIXES, "localhost"} - {"home.arpa"})
 _SECOND_LEVEL_SUFFIXES = frozenset({"com", "net", "org", "gov", "edu", "co", "ac", "or", "ne"})
 # Top-level domains a bare dotted word must end with to be taken for a host (two-letter country
 # codes, minus the ones that are common file extensions, plus the usual generic ones).
 _FILE_EXTENSION_TLDS = frozenset({"md", "py", "sh", "rs", "pl", "so", "ps", "js", "ts", "sql"})
-_GENERIC_TLDS = frozenset(
-    "com net org info biz io ai app dev co cloud tech xyz top site online vip shop store ltd "
-    "work club live pro art link one group team tools network services systems company global "
-    "asia mobi name space fun website icu wang ink red".split()
-)
-_HOST_RUN = re.compile(r"[a-z0-9.-]*")
+_GENERIC_TLDS = frozenset({
+    "com", "net", "org", "info", "biz", "io", "ai", "app", "dev", "co", "cloud", "tech", "xyz",
+    "top", "site", "online", "vip", "shop", "store", "ltd", "work", "club", "live", "pro", "art",
+    "link", "one", "group", "team", "tools", "network", "services", "systems", "company",
+    "global", "asia", "mobi", "name", "space", "fun", "website", "icu", "wang", "ink", "red",
+})  # fmt: skip
+_HOST_RUN = re.compile(r"[a-z0-9.-]+")
 # Cheap literal spots that every internal host outside a URL holds: a dot next to an internal
 # label or before a private suffix. Starting with the literal dot, the scan skips ahead.
 _HOST_HINT = re.compile(
     r"\.(?:(?<=internal\.)|(?<=intranet\.)|(?<=corp\.)|(?<=lan\.)"
     r"|(?=internal|intranet|corp|lan|local|home\.arpa))"
 )
+_PORT_SUFFIX = re.compile(r":\d{1,5}(?![0-9])")
 _HOST_CHARS = frozenset(string.ascii_lowercase + string.digits + ".-")
 _HOST_LIMIT = 253
 
@@ -417,16 +451,21 @@ def _is_private_ipv6(bracketed: str) -> bool:
     address = bracketed.strip("[]").lower()
     if address in ("::1", "0:0:0:0:0:0:0:1"):
         return True
-    return address[:2] in ("fc", "fd") or address[:4] in ("fe80", "fe90", "fea0", "feb0")
+    return address[:2] in ("fc", "fd") or address[:3] in ("fe8", "fe9", "fea", "feb")
 
 
 def _domains(extra_domains: Iterable[str]) -> tuple[str, ...]:
     return tuple(d.strip(".").lower() for d in extra_domains if d.strip("."))
 
 
+# Single-label "hosts" that name the slot in a URL template (``http://host:port``), not a machine.
+_TEMPLATE_HOSTS = frozenset({"host", "hostname", "server", "domain", "ip", "addr", "address"})
+_PLACEHOLDER_HOST = re.compile(r"your(?:[-_]|domain|server|host|company|site)")  # also dotted
+
+
 def is_internal_host(host: str, extra_domains: Iterable[str] = ()) -> bool:
     host = host.lower().rstrip(".")
-    if not host:
+    if not host or host in _TEMPLATE_HOSTS or _PLACEHOLDER_HOST.match(host):
         return False
     if host[0] == "[":
         return _is_private_ipv6(host)
@@ -436,16 +475,19 @@ def is_internal_host(host: str, extra_domains: Iterable[str] = ()) -> bool:
         return True  # a single-label name only resolves inside a network
     if any(host == domain or host.endswith("." + domain) for domain in _domains(extra_domains)):
         return True
-    return _has_internal_labels(host.split("."))
+    labels = host.split(".")
+    return _has_private_suffix(labels) or _has_internal_label(labels)
 
 
-def _has_internal_labels(labels: list[str]) -> bool:
-    if labels[-1] in INTERNAL_SUFFIXES or labels[-2:] == ["home", "arpa"]:
-        return True
-    if labels[-1] in ("localdomain", "localhost"):
-        return True
+def _has_private_suffix(labels: list[str]) -> bool:
+    return labels[-1] in _PRIVATE_TLDS or labels[-2:] == ["home", "arpa"]
+
+
+def _has_internal_label(labels: list[str]) -> bool:
+    """An internal label below the registrable domain: ``llm.internal.acme.io`` but not
+    ``internal.com`` or ``corp.com.cn``, whose owner merely chose that name."""
     public = 3 if len(labels) >= 3 and labels[-2] in _SECOND_LEVEL_SUFFIXES else 2
-    return any(label in INTERNAL_LABELS for label in labels[:-public])
+    return not INTERNAL_LABELS.isdisjoint(labels[:-public])
 
 
 def _ends_in_public_tld(labels: list[str]) -> bool:
@@ -458,9 +500,8 @@ def _ends_in_public_tld(labels: list[str]) -> bool:
 def _network_findings(
     text: str, folded: str, extra_domains: tuple[str, ...], context: str
 ) -> list[Finding]:
-    findings: list[Finding] = []
-    url_spans = _urls(text, folded, extra_domains, findings)
-    bare_ips = _BARE_IP.finditer(text) if _BARE_IP_HINT.search(text) else ()
+    findings, url_spans = _urls(text, folded, extra_domains, context)
+    bare_ips = _BARE_IP.finditer(text) if _may_match(text, _BARE_IP_HINT) else ()
     for match in bare_ips:
         start = match.start()
         ip, port = match.group("ip", "port")
@@ -475,21 +516,21 @@ def _network_findings(
     findings.extend(_bare_hosts(text, folded, extra_domains, url_spans))
     if context != "skill":
         findings.extend(_proxy_ports(text, folded, url_spans))
-        if "api-version=" in folded:
-            for match in _API_VERSION.finditer(folded):
-                if not _inside(match.start(), url_spans):
-                    findings.append(_plain("internal_url", text, match.start(), match.end()))
+        for match in _API_VERSION.finditer(folded):  # starts with a literal: skips ahead
+            if not _inside(match.start(), url_spans):
+                findings.append(_plain("internal_url", text, match.start(), match.end()))
     return findings
 
 
 def _urls(
-    text: str, folded: str, extra_domains: tuple[str, ...], findings: list[Finding]
-) -> list[tuple[int, int]]:
-    """Findings of every URL into ``findings``; returns the URL spans (bare matches inside them
-    are skipped)."""
+    text: str, folded: str, extra_domains: tuple[str, ...], context: str
+) -> tuple[list[Finding], list[tuple[int, int]]]:
+    """The findings of every URL, and the spans of all URLs (bare matches inside are skipped)."""
+    findings: list[Finding] = []
     url_spans: list[tuple[int, int]] = []
-    if "://" not in text:  # the pattern tries every offset
-        return url_spans
+    if not _may_match(text, "://"):  # the pattern tries every offset
+        return findings, url_spans
+    outbound = context != "skill"
     for match in _URL.finditer(text):
         start = match.start()
         end = _trim_trailing(text, start, match.end())
@@ -516,15 +557,15 @@ def _urls(
         excerpt = _plain_excerpt(text[start:end])
         if (
             scheme in _PROXY_SCHEMES
-            or port in PROXY_PORTS
+            or (outbound and port in PROXY_PORTS)
             or (_ipv4_octets(host) is not None and port and path in ("", "/"))
         ):
             findings.append(Finding("proxy_ip", "BLOCK", start, end, excerpt))
-        elif host and is_internal_host(host, extra_domains):
+        elif (host and is_internal_host(host, extra_domains)) or (
+            outbound and "api-version=" in folded[start:end]  # an internal API's endpoint
+        ):
             findings.append(Finding("internal_url", "BLOCK", start, end, excerpt))
-        elif "api-version=" in folded[start:end]:
-            findings.append(Finding("internal_url", "BLOCK", start, end, excerpt))
-    return url_spans
+    return findings, url_spans
 
 
 def _split_authority(rest: str) -> tuple[str, str, str]:
@@ -538,6 +579,8 @@ def _split_host_port(hostport: str) -> tuple[str, str]:
     host, colon, port = hostport.rpartition(":")
     if colon and port.isdigit():
         return host, port
+    if colon and host and not host.endswith(":") and port.isalpha():
+        return host, port  # a template such as host:port; the host is judged alone
     return hostport, ""
 
 
@@ -567,7 +610,8 @@ def _bare_hosts(
         if hint < covered_until:
             continue
         start = _host_run_start(folded, hint, covered_until)
-        end = _HOST_RUN.match(folded, hint).end()
+        run = _HOST_RUN.match(folded, hint)
+        end = run.end() if run is not None else hint
         covered_until = end
         if start < 0 or end - start > _HOST_LIMIT:
             continue
@@ -577,16 +621,18 @@ def _bare_hosts(
                 break
             start += 1
         end = _trim_trailing(folded, start, end, ".-")
-        if start >= end or (start > 0 and folded[start - 1] in "@_/\\"):
-            continue  # a mailbox, an identifier or a path, not a host we link to
+        if start >= end:
+            continue
+        if start > 0 and folded[start - 1] in "@_/\\" and folded[start - 2 : start] != "//":
+            continue  # a mailbox, an identifier or a path (but //host/ is a link)
         if url_spans and _inside(start, url_spans):
             continue
         host = folded[start:end]
         if not _is_bare_internal_host(host, extra_domains):
             continue
-        port = re.match(r":\d{1,5}(?![0-9])", folded[end : end + 7])
+        port = _PORT_SUFFIX.match(folded, end)
         if port is not None:
-            end += port.end()
+            end = port.end()
         yield _plain("internal_url", text, start, end)
 
 
@@ -596,32 +642,29 @@ def _is_bare_internal_host(host: str, extra_domains: tuple[str, ...]) -> bool:
     labels = host.split(".")
     if len(labels) < 2 or not all(labels) or labels[-1].isdigit():
         return False
-    if any(host == domain or host.endswith("." + domain) for domain in extra_domains):
+    if extra_domains and any(host == d or host.endswith("." + d) for d in extra_domains):
         return True
-    if labels[-1] in INTERNAL_SUFFIXES or labels[-2:] == ["home", "arpa"]:
-        return True
-    if labels[-1] in ("localdomain", "localhost"):
-        return True
-    return _ends_in_public_tld(labels) and _has_internal_labels(labels)
+    return _has_private_suffix(labels) or (
+        _ends_in_public_tld(labels) and _has_internal_label(labels)
+    )
 
 
 def _proxy_ports(text: str, folded: str, url_spans: list[tuple[int, int]]) -> Iterator[Finding]:
     """A well-known proxy port with no host before it (``走 :7890 出网``), after a host name
     (``vps.example.com:7890``) or named as the proxy's port (``代理端口：7890``)."""
-    if ":" in text:
-        for match in _PROXY_PORT.finditer(text):
-            colon = match.start()
-            if url_spans and _inside(colon, url_spans):
-                continue
-            before = folded[colon - 1] if colon > 0 else " "
-            if before in _PORT_OPENERS:
-                yield _plain("proxy_ip", text, colon, match.end())
-            elif before in _HOST_CHARS:
-                start = _host_run_start(folded, colon, 0)
-                labels = folded[start:colon].split(".") if start >= 0 else []
-                if len(labels) >= 2 and all(labels) and _ends_in_public_tld(labels):
-                    yield _plain("proxy_ip", text, start, match.end())
-    if "端口" in folded or "port" in folded:
+    for match in _PROXY_PORT.finditer(text):  # starts with a literal colon: skips ahead
+        colon = match.start()
+        if url_spans and _inside(colon, url_spans):
+            continue
+        before = folded[colon - 1] if colon > 0 else " "
+        if before in _PORT_OPENERS:
+            yield _plain("proxy_ip", text, colon, match.end())
+        elif before in _HOST_CHARS:
+            start = _host_run_start(folded, colon, 0)
+            labels = folded[start:colon].split(".") if start >= 0 else []
+            if len(labels) >= 2 and all(labels) and _ends_in_public_tld(labels):
+                yield _plain("proxy_ip", text, start, match.end())
+    if _may_match(folded, "端口") or _may_match(folded, "port"):
         for match in _PROXY_PORT_WORD.finditer(folded):
             start = match.start()
             if start > 0 and folded[start - 1] in _WORD_CHARS and folded[start] in _WORD_CHARS:
@@ -641,9 +684,10 @@ _INTERNAL_PATH = re.compile(
     r"|\\\\[A-Za-z0-9._-]{1,63}\\" + _PATH_CHARS + "{1,1024}"
     r")"
 )
-# A literal every _INTERNAL_PATH match holds (the pattern tries every offset).
+# Every _INTERNAL_PATH match holds one of these (the pattern tries every offset); the first is
+# a pattern that starts with a literal slash, cheaper than one search per folder name.
 _INTERNAL_PATH_NEEDLES = (
-    "/home/", "Users", "/root/", "/data/", "/mnt/", "/srv/", "Documents and Settings", "\\\\",
+    re.compile(r"/(?:home|root|data|mnt|srv)/"), "Users", "Documents and Settings", "\\\\",
 )  # fmt: skip
 # A folder under the home whose name says it is private: ``~/.xhs-private/``, ``$HOME/.a_private``.
 _HOME_PATH = re.compile(r"(?:~|\$HOME|\$\{HOME\})(?P<path>/" + _PATH_CHARS + "{1,1024})")
@@ -655,11 +699,11 @@ def _is_private_folder(name: str) -> bool:
 
 
 def _internal_paths(text: str) -> Iterator[Finding]:
-    if any(needle in text for needle in _INTERNAL_PATH_NEEDLES):
+    if any(_may_match(text, needle) for needle in _INTERNAL_PATH_NEEDLES):
         for match in _INTERNAL_PATH.finditer(text):
             match_end = _trim_trailing(text, match.start(), match.end())
             yield _plain("internal_path", text, match.start(), match_end)
-    if "private" not in text or ("~/" not in text and "HOME" not in text):
+    if not _may_match(text, "private") or not (_may_match(text, "~/") or _may_match(text, "HOME")):
         return
     for match in _HOME_PATH.finditer(text):
         start = match.start()
@@ -698,7 +742,8 @@ _SECRET_ENV_SUFFIX = re.compile(
     r"_(?:" + "|".join(sorted(SECRET_ENV_SUFFIXES, key=len, reverse=True)) + r")(?![A-Za-z0-9_])"
 )
 _ENV_NAME_CHARS = frozenset(string.ascii_uppercase + string.digits + "_")
-_ANTHROPIC_NAME = re.compile(r"ANTHROPIC_[A-Z0-9_]*[A-Z0-9](?![A-Za-z0-9_])")
+# Greedy with nothing after it, so it never backtracks; the ends are checked in code.
+_ANTHROPIC_NAME = re.compile(r"ANTHROPIC_[A-Z0-9_]*")
 _NAME_LIMIT = 64
 _SECRET_NAME = re.compile(
     r"KEY|TOKEN|SECRET|PASS|PWD|AUTH|CREDENTIAL|COOKIE|SESSION|PRIVATE|DSN|SIGNATURE",
@@ -757,9 +802,7 @@ def _env_name(text: str, start: int, end: int) -> Finding:
 
 def _env_names(text: str, env: Mapping[str, str]) -> Iterator[Finding]:
     """Names of secret environment variables: they tell how the publisher is set up."""
-    if "_" not in text:
-        return
-    for match in _SECRET_ENV_SUFFIX.finditer(text):
+    for match in _SECRET_ENV_SUFFIX.finditer(text):  # starts with a literal: skips ahead
         start = suffix = match.start()
         while start > 0 and text[start - 1] in _ENV_NAME_CHARS and suffix - start <= _NAME_LIMIT:
             start -= 1
@@ -769,10 +812,14 @@ def _env_names(text: str, env: Mapping[str, str]) -> Iterator[Finding]:
             start += 1  # a name starts with a letter
         if start < suffix:
             yield _env_name(text, start, match.end())
-    if "ANTHROPIC_" in text:
-        for match in _ANTHROPIC_NAME.finditer(text):
-            if match.start() == 0 or text[match.start() - 1] not in _IDENTIFIER_CHARS:
-                yield _env_name(text, match.start(), match.end())
+    for match in _ANTHROPIC_NAME.finditer(text):
+        start, end = match.start(), len(match.group().rstrip("_")) + match.start()
+        if start > 0 and text[start - 1] in _IDENTIFIER_CHARS:
+            continue
+        if match.end() < len(text) and text[match.end()] in _IDENTIFIER_CHARS:
+            continue  # ANTHROPIC_Client: mixed case, an identifier
+        if end > start + len("ANTHROPIC_"):
+            yield _env_name(text, start, end)
     for name in env:
         # A one-word name (DEBUG, PORT) is an ordinary word; a name with a part is a setting.
         if "_" not in name.strip("_") and not _SECRET_NAME.search(name):
@@ -800,15 +847,14 @@ _QUANTIFIER = r"(?:一个|一名|一款|一位|个)?\s?"
 _SENTENCE_END = r"(?=\s?(?:[，,。.!！?？:：；;、~～…]|$))"
 _AI_WORDING = re.compile(
     r"由\s?" + _MADE_BY
-    + r"|(?:文|篇|容|图|片|频|案|稿|均|皆|纯|全部|完全)(?:为|系|是)\s?(?:ai|人工智能)\s?"
+    + r"|(?<=[文篇容图片频案稿均皆纯部全])(?:为|系|是)\s?(?:ai|人工智能)\s?"
     r"(?:自动|辅助)?\s?(?:生成|创作|撰写|制作)"
     + r"|(?:本文|本篇|全文|此文|该文|本帖|本笔记|以下内容|以上内容)(?:内容)?\s?"
     r"(?:使用|采用|借助|经过?)\s?(?:ai|人工智能|大模型)"
     + r"|作为" + _QUANTIFIER + r"(?:" + _SELF_ROLE + "|" + _SELF_BARE + r")(?=\s?[，,]?\s?我)"
     + r"|我是" + _QUANTIFIER + r"(?:" + _SELF_ROLE + "|" + _SELF_BARE + ")" + _SENTENCE_END
     + r"|以下是(?:我)?为(?:你|您)(?:生成|撰写|创作|写)的"
-    + r"|as an ai(?: language model| assistant| model)?(?=\s?[,，.。])"
-    + r"|as an ai (?:language model|assistant)"
+    + r"|as an ai (?:language model|assistant)|as an ai(?: model)?(?=\s?[,，.。])"
     + r"|i(?: am|'m) an ai(?: language model| assistant)?(?=\s?[,，.。!]|$)"
     + r"|<\|im_(?:start|end)\|>|<\|endoftext\|>|\[/?inst\]"
     + r"|openclaw|chatgpt|claude(?![a-z0-9_-])"
@@ -1098,29 +1144,91 @@ def main(argv: list[str] | None = None) -> int:
     return EXIT_BLOCKED if blocked else 0
 
 
+# A representative subset of the corpus in tests/shared/corpus/ (a test checks that every line
+# here is in it), so a skill's own copy can prove itself without the repository. Vendor keys
+# are split in two so that secret scanners do not take these invented keys for real ones.
+SELFTEST_LEAKS: tuple[tuple[str, str], ...] = (
+    ("api_key", "测试用 key：sk-Qm7abcdefgh2Lp90Zt"),
+    ("api_key", "临时 key：sk-" + "12345678Qz7Lm2Xw9Rt4（用完就删）"),
+    ("api_key", "密钥是sk-" + "FAKE7Kq2mZ9xW4rL8vN3测试用的"),
+    ("api_key", "GitHub token：ghp_" + "5TMpUFn3NcLSLcwLUKvlsmkYRJh5okeBPMJZ"),
+    ("api_key", "AWS：AKIA" + "SCHGTZY4YRJJ2TA7"),
+    ("api_key", "密钥：B73cojFZS1COqkUAV3q4"),
+    ("internal_url", "https://llm.internal.acme.io/v1"),
+    ("internal_url", "素材图在 http://assets.intranet.acme-media.cn/raw.png"),
+    ("internal_url", "接口 http://jobs.corp.acme-media.cn/api 今晚上线"),
+    ("internal_url", "数据库 db01.prod.lan:5432"),
+    ("internal_url", "用 ?api-version=2025-01 调"),
+    ("internal_url", "地址：172.20.1.5，记得改"),
+    ("proxy_ip", "走 :3128 出网"),
+    ("proxy_ip", "代理 socks5://127.0.0.1:1080 记得开"),
+    ("proxy_ip", "代理端口：7890"),
+    ("proxy_ip", "出口 47.100.12.34:3128"),
+    ("internal_path", "/mnt/nas/素材/咖啡/"),
+    ("internal_path", "原图在 /mnt/disk2/raw/0312/"),
+    ("internal_path", "浏览器 profile 在 ~/.xhs-private/profile"),
+    ("internal_path", "日志在 /home/alice/easel/run.log。"),
+    ("internal_path", "C:\\Users\\Xiaoyu\\Documents\\选题.xlsx"),
+    ("env_name", "先在 .env 配好 DOUYIN_OPEN_API_KEY"),
+    ("env_name", "导出 ANTHROPIC_BASE_URL 后再跑"),
+    ("env_secret", "微博：Zt4pQ9mW2xL7vR3c"),
+)
+SELFTEST_CLEAN: tuple[str, ...] = (
+    "SK-II 神仙水 230ml 专柜价 1540 元，免税店便宜了快三百",
+    "iPhone 16 Pro 256G 到手价 7999，比官网便宜 500",
+    "RTX 4090 跑 4K 光追稳定 100 帧以上",
+    "小米14 Ultra 的长焦拍演唱会真的香",
+    "有问题打 138-0013-8000 找店长",
+    "原文链接 https://www.xiaohongshu.com/explore/64a1b2c3d4e5f6a7b8c9d0e1",
+    "版本 v1.2.3.4 发布了，修了几个小 bug",
+    "#好物分享# #平价好物# #学生党必备#",
+    "2025-03-08 妇女节活动，全场 8 折",
+    "直播时间 19:30，准时开播",
+    "售价:7890元，比去年便宜",
+    "网盘分享在 https://www.lanzou.com/ 上，提取码在评论区",
+    "这篇英文报道来自 https://www.corporate.com/news/2025",
+    "星球的官网 https://www.planet.com 上有很多卫星图",
+    "这一期聊聊国产大模型的推理速度",
+    "AIGC 会不会取代设计师？说说我的看法",
+    "路由器重启后 DNS 改成了 223.5.5.5，网速快多了",
+    "拍视频用 4K 60 帧，剪辑时导出 1080P 30 帧",
+    "corp 这个缩写在财报里很常见",
+)
+SELFTEST_WARNINGS: tuple[tuple[str, str], ...] = (
+    ("ai_wording", "作为一个大模型，我建议…"),
+    ("ai_wording", "本文由 AI 自动生成"),
+    ("ai_wording", "我是 AI 助手"),
+    ("model_name", "对比 claude-sonnet-4-5 与 gpt-4o"),
+    ("env_name_public", "把 OPENAI_API_KEY 设好"),
+)
+_SELFTEST_ENV = "WEIBO_APP_SECRET=Zt4pQ9mW2xL7vR3c\n"
+
+
 def _selftest() -> None:
-    key = "sk-proj-" + "Q7fK2mXw9LpR4tZa8VbN3cYd6HsJ1gUe"
-    must_block = {
-        "api_key": f"OPENAI_API_KEY={key}",
-        "internal_url": "接口在 http://api.team.internal/v1 上",
-        "proxy_ip": "代理 socks5://127.0.0.1:1080",
-        "internal_path": "日志在 /home/alice/easel/run.log",
-    }
-    for category, sample in must_block.items():
-        found = [f.category for f in scan(sample) if f.level == "BLOCK"]
-        if category not in found:
-            raise AssertionError(f"content_guard selftest: {category} missed in {sample!r}")
-    clean = [
-        "详见 https://www.xiaohongshu.com/explore/abc123 和 outputs/春日穿搭/note.md",
-        "把 OPENAI_API_KEY 设为 <API_KEY> 或 sk-xxx，DNS 用 8.8.8.8，版本 1.2.3.4",
-    ]
-    for sample in clean:
-        if scan(sample):
-            raise AssertionError(f"content_guard selftest: false positive in {sample!r}")
-    article = "这篇文章由 AI 生成，介绍大模型与 claude-sonnet-4 的区别。"
-    levels = {f.level for f in scan(article)}
-    if levels != {"WARN"}:
-        raise AssertionError(f"content_guard selftest: AI article should only warn: {levels}")
+    import tempfile
+
+    def fail(what: str, sample: str, findings: list[Finding]) -> NoReturn:
+        got = [(f.category, f.level) for f in findings]
+        raise AssertionError(f"content_guard selftest: {what} in {sample!r}: {got}")
+
+    with tempfile.TemporaryDirectory() as folder:
+        env = Path(folder, ".env")
+        env.write_text(_SELFTEST_ENV, encoding="utf-8")
+        for category, sample in SELFTEST_LEAKS:
+            findings = scan(sample, env_file=env)
+            if category not in {f.category for f in findings if f.level == "BLOCK"}:
+                fail(f"{category} missed", sample, findings)
+        for sample in SELFTEST_CLEAN:
+            if findings := scan(sample, env_file=env):
+                fail("false finding", sample, findings)
+    for category, sample in SELFTEST_WARNINGS:
+        findings = scan(sample)
+        if {(f.category, f.level) for f in findings} != {(category, "WARN")}:
+            fail(f"{category} should only warn", sample, findings)
+    skill_text = "把 DOUYIN_OPEN_API_KEY 写进 .env，配置在 ~/.openclaw/workspace-easel/"
+    if findings := scan(skill_text, context="skill", warnings=False):
+        fail("a skill naming its variable and runtime folder is reported", skill_text, findings)
+    key = SELFTEST_LEAKS[0][1].split("：")[1]
     redacted = redact(f"token: {key} 完")
     if key in redacted or REDACTION not in redacted:
         raise AssertionError("content_guard selftest: redact left the key")

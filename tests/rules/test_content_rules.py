@@ -7,6 +7,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from easel_ls.config import ConfigResolver
 from easel_ls.findings import Applicability, Finding, Severity
 from easel_ls.fixes import apply_edits
@@ -51,11 +53,14 @@ def test_a_chinese_article_about_ai_yields_only_cg002(make_workspace, check) -> 
 def test_cg001_key_in_a_deliverable_is_an_error_at_its_span(make_workspace, check) -> None:
     text = f"配置：\nOPENAI_API_KEY={KEY}\n"
     ws = make_workspace({"outputs/春日/note.md": text})
-    [finding] = cg(check(ws, "outputs/春日/note.md"))
+    [name, finding] = cg(check(ws, "outputs/春日/note.md"))
     assert (finding.code, finding.severity) == ("CG001", Severity.ERROR)
     r = finding.range
     assert (r.start.line, r.start.character, r.end.character) == (1, 15, 15 + len(KEY))
     assert KEY not in finding.message  # the report never repeats the secret
+    # a well-known variable name every tutorial mentions only warns
+    assert (name.code, name.severity, name.range.end.character) == ("CG002", Severity.INFO, 14)
+    assert "env_name_public" in name.message and "tutorial" in name.message
 
 
 def test_cg001_redact_fix_uses_content_guard_text(make_workspace, check, tmp_path) -> None:
@@ -132,10 +137,54 @@ def test_cg001_env_values_of_the_workspace(make_workspace, check) -> None:
 
 
 def test_clean_text_is_quiet(make_workspace, check) -> None:
-    text = "把 OPENAI_API_KEY 设为 <API_KEY> 或 sk-xxx，DNS 用 8.8.8.8，版本 1.2.3.4\n"
+    text = "把密钥设为 <API_KEY> 或 sk-xxx，DNS 用 8.8.8.8，版本 1.2.3.4，聊聊国产大模型\n"
     ws = make_workspace({"outputs/春日/note.md": text, SKILL: FRONT + text})
     assert cg(check(ws, "outputs/春日/note.md")) == []
     assert cg(check(ws, SKILL)) == []
+
+
+SETUP = (
+    "先在 .env 配好 DOUYIN_OPEN_API_KEY 和 ANTHROPIC_BASE_URL（变量名见 `XHS_COOKIE`），"
+    "本地代理一般是 :7890，Azure 接口带 ?api-version=2024-10-21，"
+    "运行时文件在 ~/.openclaw/workspace-easel/ 下。\n"
+)
+
+
+def test_a_skill_telling_the_user_what_to_set_up_is_not_reported(make_workspace, check) -> None:
+    reference = "skills/openclaw/card-maker/references/setup.md"
+    ws = make_workspace(
+        {".env": "XHS_COOKIE=a1=19f2c8e4d7b6\n", SKILL: FRONT + SETUP, reference: SETUP}
+    )
+    assert cg(check(ws, SKILL)) == []
+    assert cg(check(ws, reference)) == []
+
+
+def test_a_reference_showing_a_url_template_is_not_reported(make_workspace, check) -> None:
+    """Seen in a real skill: an option's help shows the URL's shape, not a machine."""
+    reference = "skills/openclaw/card-maker/references/options.md"
+    text = "```bash\n--proxy http://host:port   # 需要外网时指定代理\n```\n"
+    ws = make_workspace({SKILL: FRONT + "见 [参数](references/options.md)\n", reference: text})
+    assert cg(check(ws, reference)) == []
+
+
+def test_the_same_setup_in_a_deliverable_blocks(make_workspace, check) -> None:
+    ws = make_workspace({".env": "XHS_COOKIE=a1=19f2c8e4d7b6\n", "outputs/春日/note.md": SETUP})
+    findings = cg(check(ws, "outputs/春日/note.md"))
+    blocked = " ".join(f.message for f in findings if f.code == "CG001")
+    for category in ("env_name", "proxy_ip", "internal_url"):
+        assert f"({category})" in blocked
+    assert "internal_path" not in blocked  # ~/.openclaw/ is the spec's runtime folder
+
+
+def test_cg001_in_a_skill_reports_the_leaks_a_prompt_must_not_carry(make_workspace, check) -> None:
+    body = (
+        f"调用时带上 {KEY}，接口 https://llm.internal.acme.io/v1，"
+        "素材在 /mnt/nas/素材/ 与 ~/.xhs-private/profile，后台 10.0.3.12。\n"
+    )
+    ws = make_workspace({SKILL: FRONT + body})
+    findings = cg(check(ws, SKILL))
+    assert [f.code for f in findings] == ["CG001"] * 5
+    assert all(f.severity is Severity.WARNING for f in findings)
 
 
 # -- which content_guard runs ---------------------------------------------------------------
@@ -183,14 +232,28 @@ def test_a_trusted_workspace_uses_its_own_copy(make_workspace, check) -> None:
     assert "workspace copy ran" in finding.message
 
 
-def test_a_trusted_copy_with_the_older_scan_signature_still_runs(make_workspace, check) -> None:
-    """Skills only need BLOCK findings, so easel-ls asks for no warnings; a trusted copy whose
-    ``scan`` predates that flag is called without it."""
+OLDER_SCAN_SIGNATURES = {
+    "before warnings= and context=": "text, *, extra_domains=(), env_file=None",
+    "before context=": "text, *, extra_domains=(), env_file=None, warnings=True",
+}
+
+
+@pytest.mark.parametrize(
+    "signature", list(OLDER_SCAN_SIGNATURES.values()), ids=list(OLDER_SCAN_SIGNATURES)
+)
+def test_a_trusted_copy_with_an_older_scan_signature_still_runs(
+    make_workspace, check, signature: str
+) -> None:
+    """In skills easel-ls asks for no warnings and the skill context; a trusted copy whose
+    ``scan`` predates those keywords is called with the ones it has."""
     source = (VENDOR_DIR / "content_guard.py").read_text("utf-8")
-    patched = source.replace("    warnings: bool = True,\n", "", 1).replace(
-        "if warnings else ()", "if True else ()", 1
+    assert "def scan(\n" in source
+    forwarded = ", ".join(
+        f"{name}={name}" for name in ("extra_domains", "env_file", "warnings") if name in signature
     )
-    assert patched != source and "warnings: bool" not in patched
+    patched = source.replace("def scan(\n", "def _newer_scan(\n", 1) + (
+        f"\n\ndef scan({signature}):\n    return _newer_scan(text, {forwarded})\n"
+    )
     ws = _with_shared_scripts(make_workspace, patched)
     trusted = Workspace(
         root=ws.root,
