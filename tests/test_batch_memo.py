@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import random
+import re
 import string
 from pathlib import Path
 
@@ -233,8 +234,16 @@ def _facts_by_definition(tree: ast.AST) -> ScriptFacts:
             facts.imports_http |= bool(node.module) and node.module.split(".")[0] in http
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             value = node.value
-            if facts.outputs_literal is None and (
-                value == "outputs" or value.startswith("outputs/")
+            in_self_test = any(
+                f.lineno <= node.lineno <= (f.end_lineno or f.lineno)
+                for f in ast.walk(tree)
+                if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and re.fullmatch(r"_?(cmd_)?(self_?test\w*|test_\w+)", f.name)
+            )
+            if (
+                facts.outputs_literal is None
+                and (value == "outputs" or value.startswith("outputs/"))
+                and not in_self_test
             ):
                 end = node.end_col_offset if node.end_lineno == node.lineno else node.col_offset
                 facts.outputs_literal = (node.lineno - 1, node.col_offset, end or node.col_offset)

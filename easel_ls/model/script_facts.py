@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -24,6 +25,9 @@ _WRITE_METHODS = {
     "savefig",
 }
 _POST_CALLS = {"post", "put", "urlopen"}
+# Self-test code asserts on sample paths (`Path("outputs/x/answer.md")`) and writes to temporary
+# folders: an `outputs/` literal there says nothing about where the script writes.
+_SELF_TEST = re.compile(r"_?(?:cmd_)?(?:self_?test\w*|test_\w+)")
 _HTTP_MODULES = {"requests", "httpx", "urllib", "aiohttp", "http"}
 
 
@@ -93,6 +97,7 @@ def script_facts(tree: ast.AST) -> ScriptFacts:
     import_type, import_from_type = ast.Import, ast.ImportFrom
     todo = deque([tree])
     pop, push = todo.popleft, todo.append
+    self_tests: list[tuple[int, int]] = []  # line spans; a function comes before its body
     while todo:
         node = pop()
         kind = type(node)
@@ -104,11 +109,15 @@ def script_facts(tree: ast.AST) -> ScriptFacts:
                 type(value) is str
                 and facts.outputs_literal is None
                 and (value == "outputs" or value.startswith("outputs/"))
+                and not _within(node.lineno, self_tests)  # type: ignore[attr-defined]
             ):
                 facts.outputs_literal = _span(node)  # type: ignore[arg-type]
             continue  # no children
         elif kind in function_types:
-            facts.defines.add(node.name)  # type: ignore[attr-defined]
+            name = node.name  # type: ignore[attr-defined]
+            facts.defines.add(name)
+            if _SELF_TEST.fullmatch(name):
+                self_tests.append((node.lineno, node.end_lineno or node.lineno))  # type: ignore[attr-defined]
         elif kind is import_type:
             if any(a.name.split(".")[0] in _HTTP_MODULES for a in node.names):  # type: ignore[attr-defined]
                 facts.imports_http = True
@@ -125,6 +134,10 @@ def script_facts(tree: ast.AST) -> ScriptFacts:
             elif isinstance(value, node_type):
                 push(value)
     return facts
+
+
+def _within(line: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= line <= end for start, end in spans)
 
 
 def _note_call(facts: ScriptFacts, node: ast.Call) -> None:

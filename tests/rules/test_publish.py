@@ -235,3 +235,29 @@ def test_pb003_still_judges_other_shared_scripts(lint: Lint) -> None:
     path = "skills/shared/scripts/calendar_store.py"
     [finding] = lint({path: WRITER}, path)
     assert finding.code == "PB003"
+
+
+def test_pb003_spares_an_outputs_path_that_only_a_selftest_asserts_on(lint: Lint) -> None:
+    path = f"{CARDS_DIR}/scripts/post.py"
+    script = (
+        "import tempfile\nfrom pathlib import Path\n\n\n"
+        "def selftest() -> int:\n"
+        "    with tempfile.TemporaryDirectory() as folder:\n"
+        '        (Path(folder) / "a.md").write_text("x", encoding="utf-8")\n'
+        '    assert Path("outputs/sample/answer.md").parts[0] == "outputs"\n'
+        "    return 0\n"
+    )
+    assert lint({path: script}, path) == []
+
+
+def test_pb003_an_outputs_write_outside_the_selftest_is_still_reported(lint: Lint) -> None:
+    path = f"{CARDS_DIR}/scripts/post.py"
+    script = (
+        "from pathlib import Path\n\n\n"
+        "def selftest() -> int:\n"
+        "    return 0\n\n\n"
+        "def save(text: str) -> None:\n"
+        '    Path("outputs/_login/qr.png").write_text(text)\n'
+    )
+    [finding] = lint({path: script}, path)
+    assert finding.code == "PB003"
