@@ -96,6 +96,7 @@ def test_hook_fails_on_a_drifted_option_and_passes_once_fixed(
     assert failed.returncode == 1, output
     assert "easel-ls" in output and "Failed" in output
     assert f"{SKILL.as_posix()}:47:41: CM002" in output
+    assert "Found 1 error." in output  # `easel-ls check`'s summary
 
     skill = skills_repo / SKILL
     skill.write_text(skill.read_text(encoding="utf-8").replace("--sise", "--size"), "utf-8")

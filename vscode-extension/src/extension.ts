@@ -84,7 +84,8 @@ async function start(): Promise<void> {
   const server = await findServer(
     {
       path: config.get<string>("server.path", ""),
-      args: config.get<string[]>("server.args", []),
+      // `easel-ls server` is the language server; the setting's arguments follow it.
+      args: ["server", ...config.get<string[]>("server.args", [])],
     },
     pythonInterpreter,
   );
