@@ -1195,9 +1195,10 @@ class _Interpreter:
         type_name = self.type_name(call)
         choices, known = _choices(kwargs.get("choices"))
         if not known:
-            self.open_parser(parser, "takes `choices` computed at run time", node)
-            return
-        if choices is not None and not _comparable(choices, kwargs.get("choices"), type_name):
+            # Choices computed at run time restrict only this argument's values: leave them
+            # unjudged and keep checking the rest of the command line.
+            choices = None
+        elif choices is not None and not _comparable(choices, kwargs.get("choices"), type_name):
             choices = None
         help_text = kwargs.get("help")
         help_value = help_text if isinstance(help_text, str) else None
