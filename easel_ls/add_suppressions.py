@@ -32,7 +32,6 @@ import re
 import sys
 import tokenize
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -497,16 +496,10 @@ def _write(outcome: FileOutcome) -> bool:
     return True
 
 
-def add_suppressions(
-    workspace: Workspace,
-    findings: list[Finding],
-    on_file: Callable[[Path], None] | None = None,
-) -> Summary:
+def add_suppressions(workspace: Workspace, findings: list[Finding]) -> Summary:
     """Write the comments for ``findings`` (one pass per file holding any)."""
     summary = Summary()
     for path in sorted({f.path for f in findings}):
-        if on_file is not None:
-            on_file(path)
         outcome = suppress_file(workspace, path)
         if outcome.text is None:
             continue

@@ -397,7 +397,13 @@ def check_main(args: argparse.Namespace) -> int:
             sys.stdout.write(diff_text)
             return EXIT_FINDINGS if diff_text and not args.exit_zero else EXIT_CLEAN
     ctx = report_context(workspace, args)
-    emit(compose_report(findings, output_format(args), ctx, args, fixed=fixed), args)
+    try:
+        emit(compose_report(findings, output_format(args), ctx, args, fixed=fixed), args)
+    except BrokenPipeError:
+        raise  # the reader went away (`| head`): main() ends quietly
+    except OSError as exc:  # an --output-file that cannot be written
+        print(f"easel-ls: cannot write the report: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     return exit_code(findings, args)
 
 

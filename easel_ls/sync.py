@@ -316,7 +316,7 @@ def sync_main(argv: list[str]) -> int:
     try:
         plan = plan_sync(root, args.target, delete=args.delete)
         errors, others, report = _check_errors(root, args)
-    except (SyncError, ConfigError) as exc:
+    except (SyncError, ConfigError, OSError) as exc:
         print(f"easel-ls sync: {exc}", file=sys.stderr)
         return EXIT_ERROR
     refused = errors > 0 and not args.force

@@ -113,6 +113,7 @@ def test_old_check_options_without_check_still_check(tmp_path: Path) -> None:
         (["check", "--watch", "--fix"], "--watch cannot be combined with --fix"),
         (["check", "--add-suppressions", "--diff"], "--add-suppressions cannot be combined"),
         (["check", "no-such-folder"], "no such file or folder: no-such-folder"),
+        (["check", "--output-file", "pyproject.toml/report.txt"], "cannot write the report"),
         (["server", "--stdio", "--tcp"], "not allowed with argument"),
         (["server", "--tcp", "--port", "70000"], "--port must be between 0 and 65535"),
         (["rule"], "give a CODE or --all"),
