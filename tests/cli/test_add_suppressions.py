@@ -241,3 +241,29 @@ def test_the_shebang_line_of_a_script_is_never_changed(tmp_path: Path) -> None:
     assert result.stdout.splitlines()[-1].endswith(
         "(line 1 is the script's #! line; `per-file-ignores` in the config can take it)"
     )
+
+
+def test_shell_lines_inside_a_here_document_or_a_string_are_never_changed(tmp_path: Path) -> None:
+    make_workspace(tmp_path, script=True)
+    script = tmp_path / "skills/openclaw/card-maker/scripts/tool.sh"
+    text = (
+        "echo start\n"
+        "cat > /tmp/x <<EOF\n"
+        "write to outputs/analytics/report.md\n"  # OP006 in a here-document: data, not a line
+        "EOF\n"
+        "cp a outputs/analytics/b.md\n"  # OP006 on a command line
+        'echo "multi\n'
+        'outputs/analytics/c.md"\n'  # OP006 on the line where the string closes
+    )
+    script.write_text(text, encoding="utf-8")
+    outcome = suppress_file(Workspace.at(tmp_path), script)
+    assert outcome.suppressed == 3  # RS003 on line 1, and two of the three OP006
+    assert outcome.text == (
+        "echo start  # easel-ls: ignore[RS003]\n"
+        "cat > /tmp/x <<EOF\n"
+        "write to outputs/analytics/report.md\n"
+        "EOF\n"
+        "cp a outputs/analytics/b.md  # easel-ls: ignore[OP006]\n"
+        'echo "multi\n'
+        'outputs/analytics/c.md"  # easel-ls: ignore[OP006]\n'
+    )
