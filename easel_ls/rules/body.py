@@ -42,13 +42,19 @@ def body_length(ctx: Context) -> None:
         )
 
 
+_MODIFIER_LIMIT = 2  # CJK letters a heading may put before the section word (完整, 详细, 核心)
+_NEGATION = re.compile(r"[不无非别没勿]")
+
+
 def _satisfies(title: str, accepted: tuple[str, ...]) -> bool:
-    """A heading starts with an accepted one (`## 执行流程`); a Latin one may also be any word of
-    it (`## Định dạng output`, `## Step 1：需求收集`, `## 发布前检查（有 Profile 时）`)."""
+    """A heading starts with an accepted one (`## 执行流程`), or with a short modifier before it
+    (`## 完整工作流程`, `## 详细步骤`; never a negation: `## 不输出什么`); a Latin one may also be any
+    word of it (`## Định dạng output`, `## Step 1：需求收集`, `## 发布前检查（有 Profile 时）`)."""
     for heading in accepted:
         folded = heading.casefold()
         if not folded.isascii():
-            if title.startswith(folded):
+            at = title.find(folded, 0, _MODIFIER_LIMIT + len(folded))
+            if at == 0 or (at > 0 and not _NEGATION.search(title[:at])):
                 return True
         # The word itself or its plural (`Inputs`), never a longer word (`Stepper`).
         elif re.search(rf"(?<![a-z0-9]){re.escape(folded)}s?(?![a-z])", title):

@@ -210,6 +210,7 @@ def test_bd003_spares_the_exact_marker_and_other_equals_runs(lint: Lint, line: s
         ("## 执行步骤", "## 核心流程"),
         ("## 执行步骤", "## Step 1：收集需求"),
         ("## 执行步骤", "## Phase 0 — 准备"),
+        ("## 执行步骤", "## 完整工作流程（分 7 个阶段）"),
         ("## 输出（写入 outputs/<主题>/）", "## 产物结构"),
         ("## 输出（写入 outputs/<主题>/）", "## 交付物"),
         ("## Profile 感知", "## 发布前检查（有 Profile 时）"),
@@ -231,6 +232,8 @@ def test_bd002_one_heading_may_hold_two_sections(lint: Lint) -> None:
     "heading",
     [
         pytest.param("## 不输出什么", id="cjk-word-not-at-the-start"),
+        pytest.param("## 无需执行的操作", id="negated-section-word"),
+        pytest.param("## 与其他技能的区别：只执行", id="section-word-far-into-the-heading"),
         pytest.param("## Stepper 组件", id="latin-word-that-only-begins-alike"),
     ],
 )
