@@ -38,9 +38,10 @@ from typing import Literal
 
 import yaml
 
-from easel_ls.engine import Context, FileKind, check_document, classify
+from easel_ls.engine import check_document
 from easel_ls.findings import Finding
 from easel_ls.model.text import TextDocument
+from easel_ls.rules.context import Context, FileKind, classify
 from easel_ls.workspace import Workspace
 
 # Findings about suppressions themselves and unreadable files: a comment cannot silence them

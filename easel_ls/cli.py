@@ -431,7 +431,7 @@ def collect_findings(
 ) -> list[Finding]:
     """Every finding under ``paths`` plus those about the config files, as `check` reports
     them (the on-disk cache unless ``--no-cache``; a progress line on a terminal)."""
-    from easel_ls.engine import check_paths
+    from easel_ls.batch import check_paths
 
     progress = _Progress(enabled=_stderr_is_terminal() and not args.no_progress)
     cache = None
@@ -551,7 +551,7 @@ def _fix(
 ) -> tuple[list[Finding], dict[Path, Counter[str]], str]:
     """Apply (or, with --diff, show) the fixes; returns the findings left, what was fixed per
     file and rule, and the diff."""
-    from easel_ls.engine import check_paths
+    from easel_ls.batch import check_paths
     from easel_ls.fixes import FixPlan, plan_changes, unified_diff, write_changes
 
     fixed: dict[Path, Counter[str]] = {}

@@ -15,7 +15,7 @@ from easel_ls.findings import Finding, Range
 from easel_ls.rules import RULES
 
 if TYPE_CHECKING:
-    from easel_ls.engine import Context
+    from easel_ls.rules.context import Context
 
 # Matched against a comment's text; the markdown model strips `<!--` and `-->` (kept optional).
 _DIRECTIVE = re.compile(
@@ -53,7 +53,7 @@ def _split_codes(text: str) -> tuple[str, ...]:
 
 
 def collect_directives(ctx: Context) -> list[Directive]:
-    from easel_ls.engine import FileKind
+    from easel_ls.rules.context import FileKind
 
     doc = ctx.doc
     directives: list[Directive] = []

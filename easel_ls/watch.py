@@ -19,8 +19,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from easel_ls.config import CONFIG_FILES, ConfigError
-from easel_ls.engine import FileKind, check_path, classify
+from easel_ls.engine import check_path
 from easel_ls.findings import Finding
+from easel_ls.rules.context import FileKind, classify
 from easel_ls.workspace import SKILL_FILE, Workspace
 
 POLL_INTERVAL_S = 0.5

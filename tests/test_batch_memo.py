@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from easel_ls import engine
 from easel_ls.model.script_facts import ScriptFacts, script_facts
+from easel_ls.rules import context
 from easel_ls.vendor import content_guard
 from easel_ls.workspace import Workspace
 
@@ -166,11 +166,11 @@ def test_adopted_script_models_are_used_only_for_the_same_text(tmp_path: Path) -
     doc = ws.read(script).doc
     assert doc is not None
     ws.adopt_artefacts(script, doc.content_hash, {"argparse": "built elsewhere"})
-    assert engine.script_model(ws, script) == "built elsewhere"
+    assert context.script_model(ws, script) == "built elsewhere"
     script.write_text("import argparse\np = argparse.ArgumentParser()\np.parse_known_args()\n")
     ws.forget(script)
     ws.adopt_artefacts(script, doc.content_hash, {"argparse": "built elsewhere"})
-    model = engine.script_model(ws, script)
+    model = context.script_model(ws, script)
     assert model is not None and model != "built elsewhere"
 
 
@@ -180,7 +180,7 @@ def test_script_facts_come_with_the_argparse_model(tmp_path: Path) -> None:
     script.parent.mkdir()
     source = "import argparse, requests\np = argparse.ArgumentParser()\nrequests.post('u')\n"
     script.write_text(source)
-    engine.script_model(ws, script)
+    context.script_model(ws, script)
     facts = ws.artefacts_of(script)["script-facts"]
     assert facts == script_facts(ast.parse(source))
 
@@ -250,7 +250,7 @@ def _facts_by_definition(tree: ast.AST) -> ScriptFacts:
     return facts
 
 
-_REPO = Path(engine.__file__).resolve().parents[1]
+_REPO = Path(__file__).resolve().parents[1]
 
 
 def _parses(path: Path) -> bool:

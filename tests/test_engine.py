@@ -10,10 +10,13 @@ from pathlib import Path
 import pytest
 
 from easel_ls import engine
+from easel_ls.batch import check_paths
 from easel_ls.config import ConfigResolver
-from easel_ls.engine import FileKind, check_document, check_path, check_paths, classify
+from easel_ls.engine import check_document, check_path
 from easel_ls.findings import Finding
 from easel_ls.model.text import TextDocument
+from easel_ls.rules import context
+from easel_ls.rules.context import FileKind, classify
 from easel_ls.workspace import Workspace
 
 SKILL_DIR = "skills/openclaw/card-maker"
@@ -136,15 +139,15 @@ def test_check_paths_walks_a_folder_and_skips_files_of_no_kind(tmp_path: Path) -
 def test_ez003_a_failing_rule_is_isolated_and_the_others_still_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    checkers = engine._load_rules()
+    checkers = engine.load_rules()
     index = next(i for i, c in enumerate(checkers) if c.name == "frontmatter.layer_value")
 
-    def explode(ctx: engine.Context) -> None:
+    def explode(ctx: context.Context) -> None:
         raise ZeroDivisionError("division by zero")
 
     patched = list(checkers)
     patched[index] = dataclasses.replace(checkers[index], func=explode)
-    monkeypatch.setattr(engine, "_CHECKERS", patched)
+    monkeypatch.setattr(context, "_CHECKERS", patched)
     ws = build(tmp_path, {SKILL: SKILL_TEXT + f"\n{TYPO}\n"})
     findings = check_path(ws, ws.root / SKILL)
     assert [where(f) for f in findings] == [

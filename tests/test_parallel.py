@@ -82,7 +82,7 @@ def test_spawned_workers_report_what_forked_workers_report(
     # Where fork is unavailable (or threads run), workers are spawned: nothing is inherited.
     import multiprocessing
 
-    from easel_ls import engine
+    from easel_ls import batch
     from easel_ls.config import ConfigResolver
     from easel_ls.workspace import Workspace
 
@@ -90,11 +90,11 @@ def test_spawned_workers_report_what_forked_workers_report(
 
     def findings() -> list[tuple[str, str, int, int]]:
         ws = Workspace(root=root, config=ConfigResolver(stop_at=root))
-        found = engine.check_paths(ws, [root], jobs=2)
+        found = batch.check_paths(ws, [root], jobs=2)
         return sorted(
             (f.code, str(f.path), f.range.start.line, f.range.start.character) for f in found
         )
 
     forked = findings()
-    monkeypatch.setattr(engine, "_process_context", lambda: multiprocessing.get_context("spawn"))
+    monkeypatch.setattr(batch, "_process_context", lambda: multiprocessing.get_context("spawn"))
     assert forked and findings() == forked

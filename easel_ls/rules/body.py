@@ -5,8 +5,8 @@ from __future__ import annotations
 import difflib
 import re
 
-from easel_ls.engine import Context, FileKind, checker
 from easel_ls.findings import Applicability, Fix, Position, Range, TextEdit
+from easel_ls.rules.context import Context, FileKind, checker
 from easel_ls.spec import PROFILE_MARKER
 
 # Anything that looks like an attempt at the marker: `==… EASEL … PROFILE …==` in any case/spacing.

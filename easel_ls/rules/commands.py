@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from easel_ls.engine import Context, FileKind, checker
 from easel_ls.findings import Applicability, Fix, Location, Position, Range, TextEdit
+from easel_ls.rules.context import Context, FileKind, checker
 from easel_ls.rules.resources import _other_skill
 from easel_ls.suggest import closest, did_you_mean
 from easel_ls.workspace import is_within

@@ -19,8 +19,8 @@ import inspect
 from pathlib import Path
 from typing import Any
 
-from easel_ls.engine import Context, FileKind, checker
 from easel_ls.findings import Applicability, Fix, Severity, TextEdit
+from easel_ls.rules.context import Context, FileKind, checker
 from easel_ls.rules.manifest import shared_modules
 from easel_ls.rules.outputs import ASSETS_DIR, hidden_part, is_system_dir, outputs_relative
 from easel_ls.vendor import WORKSPACE

@@ -10,9 +10,9 @@ from typing import Any
 
 import yaml
 
-from easel_ls.engine import Context, FileKind, checker
 from easel_ls.findings import Applicability, CreateFile, Fix, Location, Position, Range, TextEdit
 from easel_ls.model.frontmatter import Frontmatter, is_empty, mapping_items, scalar_text
+from easel_ls.rules.context import Context, FileKind, checker
 from easel_ls.spec import (
     ALLOWED_TOP_KEYS,
     FORBIDDEN_KEYS,

@@ -19,9 +19,9 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from easel_ls.engine import Context, FileKind, checker
 from easel_ls.findings import Applicability, Fix, Range, Severity, TextEdit
 from easel_ls.model.json_doc import JsonDocument, JsonNode, PathStep, parse_json
+from easel_ls.rules.context import Context, FileKind, checker
 from easel_ls.rules.outputs import ASSETS_DIR, list_project
 from easel_ls.suggest import closest, did_you_mean, ranked
 from easel_ls.vendor import SharedModules, load_shared

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from easel_ls.engine import Context, FileKind, checker
 from easel_ls.findings import Applicability, CreateFile, Fix, Range, RenameFile
 from easel_ls.model.placeholders import PlaceholderNouns
+from easel_ls.rules.context import Context, FileKind, checker
 from easel_ls.workspace import Workspace
 
 MANIFEST_NAME = ".easel.json"

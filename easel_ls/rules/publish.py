@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ast
 
-from easel_ls.engine import Context, FileKind, checker
 from easel_ls.findings import Range
 from easel_ls.model.script_facts import ScriptFacts, script_facts
+from easel_ls.rules.context import Context, FileKind, checker
 
 # `manifest.py` writes `.easel.json` and `output_paths.py` is the validator (spec: 产物管理).
 SHARED_CONTRACT_MODULES = frozenset({"manifest.py", "output_paths.py", "content_guard.py"})

@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
-from easel_ls.engine import Context, FileKind, checker
 from easel_ls.findings import Applicability, CreateFile, Fix, Position, Range
+from easel_ls.rules.context import Context, FileKind, checker
 from easel_ls.suggest import closest, did_you_mean
 from easel_ls.workspace import SKILL_FILE, path_escapes
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from easel_ls.engine import Context, FileKind, checker
 from easel_ls.findings import Applicability, CreateFile, Fix, Range
+from easel_ls.rules.context import Context, FileKind, checker
 
 _PAIR = {".prompt": ".expected", ".expected": ".prompt"}
 

@@ -19,7 +19,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from easel_ls.engine import Context, FileKind, classify, script_model
 from easel_ls.findings import Position, Range
 from easel_ls.model.argparse_model import OptionSpec, ParserModel, ScriptModel
 from easel_ls.model.commands import (
@@ -30,6 +29,7 @@ from easel_ls.model.commands import (
 )
 from easel_ls.model.markdown import parse_markdown
 from easel_ls.model.text import TextDocument
+from easel_ls.rules.context import Context, FileKind, classify, script_model
 from easel_ls.workspace import Workspace
 
 
@@ -488,9 +488,9 @@ def _argument_context(ctx: Context, inv: Invocation, index: int, token: Token) -
 
 def resolved_script(ctx: Context, inv: Invocation) -> Path | None:
     """The existing Python script a command runs, resolved as the CM rules resolve it."""
-    from easel_ls.engine import _load_rules
+    from easel_ls.engine import load_rules
 
-    _load_rules()  # importing a rule module first would leave the engine's registry partial
+    load_rules()  # importing a rule module first would leave the engine's registry partial
     from easel_ls.rules.commands import resolve_script
 
     resolved = resolve_script(ctx, inv)

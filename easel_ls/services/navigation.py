@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from easel_ls.engine import Context, FileKind, classify, script_model
 from easel_ls.findings import Position, Range
 from easel_ls.model.argmatch import ArgToken, positional_owners
 from easel_ls.model.text import TextDocument
+from easel_ls.rules.context import Context, FileKind, classify, script_model
 from easel_ls.workspace import Workspace
 
 if TYPE_CHECKING:

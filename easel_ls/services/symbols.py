@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from easel_ls.engine import Context, FileKind, classify, script_model
 from easel_ls.findings import Position, Range
 from easel_ls.model.text import TextDocument
+from easel_ls.rules.context import Context, FileKind, classify, script_model
 from easel_ls.services.navigation import _script_path, _subcommand, markdown_context
 from easel_ls.workspace import Workspace
 

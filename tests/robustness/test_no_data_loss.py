@@ -19,7 +19,7 @@ from types import ModuleType
 import pytest
 from robustness_inputs import make_workspace
 
-from easel_ls.engine import check_paths
+from easel_ls.batch import check_paths
 from easel_ls.fixes import FixPlan, atomic_write, plan_changes, write_changes
 
 REPO = Path(__file__).resolve().parents[2]

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from robustness_inputs import SHARED_TOOL, SKILL, TOOL, make_workspace
 
-from easel_ls.engine import check_path, check_paths
+from easel_ls.batch import check_paths
+from easel_ls.engine import check_path
 from easel_ls.findings import Finding
 from easel_ls.model.text import TextDocument
 from easel_ls.workspace import Workspace
@@ -181,8 +182,8 @@ def hook(event, args):
         if str(Path(name).resolve()).startswith(outside):
             reads.append(name)
 sys.addaudithook(hook)
+from easel_ls.batch import check_paths
 from easel_ls.config import ConfigResolver
-from easel_ls.engine import check_paths
 from easel_ls.workspace import Workspace
 root = Path(sys.argv[1]).resolve()
 ws = Workspace(root=root, config=ConfigResolver(stop_at=root))

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from easel_ls.batch import check_paths
 from easel_ls.config import ConfigResolver, settings_from_table
-from easel_ls.engine import check_paths
 from easel_ls.findings import Finding
 from easel_ls.workspace import Workspace
 

@@ -17,8 +17,9 @@ import pytest
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
+from easel_ls.batch import check_paths
 from easel_ls.config import ConfigResolver
-from easel_ls.engine import check_document, check_paths
+from easel_ls.engine import check_document
 from easel_ls.findings import TextEdit
 from easel_ls.model.text import TextDocument
 from easel_ls.server.features.actions import disable_for_line

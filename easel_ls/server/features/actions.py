@@ -20,9 +20,9 @@ import yaml
 from lsprotocol import converters
 from lsprotocol import types as lsp
 
-from easel_ls.engine import FileKind, classify
 from easel_ls.findings import Range, TextEdit
 from easel_ls.model.text import TextDocument
+from easel_ls.rules.context import FileKind, classify
 from easel_ls.server.convert import SOURCE
 from easel_ls.workspace import Workspace
 

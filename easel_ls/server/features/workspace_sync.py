@@ -24,8 +24,9 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from easel_ls.config import CONFIG_FILES
-from easel_ls.engine import FileKind, classify, wants
+from easel_ls.engine import wants
 from easel_ls.findings import Finding
+from easel_ls.rules.context import FileKind, classify
 from easel_ls.server.app import EaselServer, path_of
 from easel_ls.server.convert import uri_of
 from easel_ls.server.features.diagnostics import (
@@ -207,7 +208,7 @@ async def _index_in_worker(ls: EaselServer, files: list[Path], progress: _Progre
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from easel_ls.engine import _check_chunk
+    from easel_ls.batch import check_chunk
 
     loop = asyncio.get_running_loop()
     done = 0
@@ -224,7 +225,7 @@ async def _index_in_worker(ls: EaselServer, files: list[Path], progress: _Progre
                 for root, items in by_root.items():
                     ws = ls.roots.get(root) or ls.workspace_for(items[0][0])
                     spec = (ws.root, ws.config.init_args)
-                    results = await loop.run_in_executor(pool, _check_chunk, spec, items)
+                    results = await loop.run_in_executor(pool, check_chunk, spec, items)
                     _publish_index_results(ls, ws, results)
                 done += len(chunk)
                 progress.report(done)

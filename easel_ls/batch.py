@@ -1,0 +1,342 @@
+"""Checks many files: the walk, the on-disk cache, worker processes (forked from the parent's
+workspace where possible), the shared scripts parsed by the workers while the parent walks the
+tree, and progress. Each file is checked by ``easel_ls.engine``; results are identical to a
+serial run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from easel_ls.engine import CACHEABLE, check_one, check_path, load_rules
+from easel_ls.findings import Finding
+from easel_ls.rules.context import FileKind, classify, script_model
+from easel_ls.workspace import Workspace
+
+if TYPE_CHECKING:
+    from easel_ls.cache import CheckCache, EntryBuilder
+
+
+def check_paths(
+    workspace: Workspace,
+    paths: list[Path],
+    *,
+    progress: Callable[[int, Path], None] | None = None,
+    cache: CheckCache | None = None,
+    jobs: int | None = 1,
+) -> Iterator[Finding]:
+    """Findings for every file to check under ``paths``. ``jobs`` > 1 (or None: one per CPU
+    for large runs) checks cache misses in worker processes; results are identical."""
+    workspace.memoise_disk(True)
+    try:
+        yield from _check_paths(workspace, paths, progress, cache, jobs)
+    finally:
+        workspace.memoise_disk(False)
+
+
+def _check_paths(
+    workspace: Workspace,
+    paths: list[Path],
+    progress: Callable[[int, Path], None] | None,
+    cache: CheckCache | None,
+    jobs: int | None,
+) -> Iterator[Finding]:
+    explicit = {p.resolve() for p in paths if p.is_file()}
+    spec = (workspace.root, workspace.config.init_args)
+    misses: list[tuple[Path, FileKind]] = []
+    primer: _ScriptPrimer | None = None
+    try:
+        for path in workspace.iter_files(paths):
+            kind, _ = classify(workspace, path)
+            if kind is FileKind.OTHER and not (explicit and path.resolve() in explicit):
+                continue
+            hit = cache.lookup(path) if cache is not None and kind in CACHEABLE else None
+            if hit is not None:
+                yield from hit
+                continue
+            misses.append((path, kind))
+            if primer is None and len(misses) == _PARALLEL_THRESHOLD:
+                workers = _worker_count(jobs, len(misses))
+                if workers > 1:
+                    # A large run that will use worker processes: they parse the shared scripts
+                    # (which most documents call) while this process is still walking the tree.
+                    primer = _ScriptPrimer(spec, _shared_python_scripts(workspace), workers)
+        workers = _worker_count(jobs, len(misses))
+        if workers > 1:
+            if primer is not None:
+                primed, primer = primer.result(), None
+            else:
+                primed = _analyse_scripts_in_parallel(spec, misses, workers)
+            yield from _check_parallel(workspace, misses, workers, progress, cache, primed)
+            return
+    finally:
+        if primer is not None:  # the walk failed or was abandoned
+            primer.cancel()
+    for i, (path, kind) in enumerate(misses):
+        if progress is not None:
+            progress(i, path)
+        yield from check_path(workspace, path, cache=cache, kind=kind, looked_up=True)
+        workspace.release(path)
+
+
+_PARALLEL_THRESHOLD = 400  # below this, starting processes costs more than it saves
+_CHUNK_LIMIT = 250  # files per task handed to a worker process
+
+
+def _worker_count(jobs: int | None, files: int) -> int:
+    import os
+
+    if jobs is None:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        return min(cpus or 1, 8) if files >= _PARALLEL_THRESHOLD else 1
+    return max(1, jobs)
+
+
+def _check_parallel(
+    workspace: Workspace,
+    misses: list[tuple[Path, FileKind]],
+    workers: int,
+    progress: Callable[[int, Path], None] | None,
+    cache: CheckCache | None,
+    primed: PrimedScripts,
+) -> Iterator[Finding]:
+    from concurrent.futures import ProcessPoolExecutor
+
+    _prepare_for_workers(workspace)
+    spec = (workspace.root, workspace.config.init_args)
+    # Chunks follow folder order, so a worker sees a skill's files (and its scripts) together;
+    # small enough that no worker is left with a long last chunk while the others idle.
+    size = max(20, min(len(misses) // (workers * 8) + 1, _CHUNK_LIMIT))
+    chunks = [misses[i : i + size] for i in range(0, len(misses), size)]
+    # With a cache, workers also build each file's cache entry (stamps, settings key, findings
+    # as JSON): the parent shares the CPUs with them and only files the entries away.
+    record = cache is not None
+    done = 0
+    # Forked workers start from this workspace (never from one an earlier run left here).
+    _WORKER_WORKSPACES.pop(workspace.root, None)
+    _WORKER_ENTRY_BUILDERS.pop(workspace.root, None)
+    _FORKED_WORKSPACES[workspace.root] = workspace
+    try:
+        with ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=_process_context(),
+            initializer=_adopt_primed,
+            initargs=(primed,),
+        ) as pool:
+            jobs = pool.map(
+                _check_chunk_with_entries, [spec] * len(chunks), chunks, [record] * len(chunks)
+            )
+            for results in jobs:
+                for path, entry, findings in results:
+                    if progress is not None:
+                        progress(done, path)
+                    done += 1
+                    if cache is not None and entry is not None:
+                        cache.store_entry(path, entry)
+                    yield from findings
+    finally:
+        _FORKED_WORKSPACES.pop(workspace.root, None)
+
+
+def _prepare_for_workers(workspace: Workspace) -> None:
+    """Do once in the parent what each forked worker would otherwise do on its own: import the
+    rules, models and jsonschema (where no bytecode cache can be written, every import compiles)
+    and decide which shared modules (content_guard ...) to load."""
+    import jsonschema  # noqa: F401  (the manifest and metadata schemas)
+
+    from easel_ls import schemas, suppressions  # noqa: F401
+    from easel_ls.model import argmatch, commands, frontmatter, json_doc, markdown  # noqa: F401
+    from easel_ls.vendor import load_shared
+
+    load_rules()
+    trusted = bool(workspace.settings_for(workspace.root).option("trusted-workspace"))
+    with contextlib.suppress(Exception):  # a worker meets (and reports) the same problem
+        load_shared(None)  # the packaged copy (some rules read its constants)
+        load_shared(workspace.shared_scripts_dir(), trusted=trusted)
+
+
+# (path, content hash, artefacts by kind) of the scripts analysed before the check started.
+PrimedScripts = list[tuple[Path, str, dict[str, Any]]]
+
+
+def _analyse_scripts_in_parallel(
+    spec: tuple[Path, tuple[Any, ...]], misses: list[tuple[Path, FileKind]], workers: int
+) -> PrimedScripts:
+    """The argparse models (and script facts) of the Python scripts to check, each built once
+    by one of ``workers`` processes. Most documents call scripts: without this every worker
+    would parse every script it meets, and parsing is most of a script's cost."""
+    scripts = [path for path, kind in misses if kind is FileKind.SCRIPT and path.suffix == ".py"]
+    return _ScriptPrimer(spec, scripts, workers).result()
+
+
+class _ScriptPrimer:
+    """Script models being built in worker processes (see ``_analyse_scripts_in_parallel``);
+    started early, it works while the parent process is busy with something else."""
+
+    def __init__(self, spec: tuple[Path, tuple[Any, ...]], scripts: list[Path], workers: int):
+        from concurrent.futures import Future, ProcessPoolExecutor
+
+        def size(path: Path) -> int:
+            try:
+                return path.stat().st_size
+            except OSError:
+                return 0
+
+        # Largest first, dealt round-robin: every process gets a similar share of the parsing.
+        by_size = sorted(scripts, key=size, reverse=True)
+        shares = [by_size[i::workers] for i in range(workers) if by_size[i::workers]]
+        self._pool = None
+        if len(scripts) > 1:
+            self._pool = ProcessPoolExecutor(len(shares), mp_context=_process_context())
+        self._futures: list[Future[PrimedScripts]] = []
+        if self._pool is not None:
+            self._futures = [self._pool.submit(_analyse_scripts, spec, share) for share in shares]
+
+    def result(self) -> PrimedScripts:
+        if self._pool is None:
+            return []
+        try:
+            return [item for future in self._futures for item in future.result()]
+        finally:
+            self._pool.shutdown()
+
+    def cancel(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _shared_python_scripts(workspace: Workspace) -> list[Path]:
+    folder = workspace.shared_scripts_dir()
+    return [
+        path
+        for path in workspace.iter_files([folder])
+        if path.suffix == ".py" and classify(workspace, path)[0] is FileKind.SCRIPT
+    ]
+
+
+def _analyse_scripts(spec: tuple[Path, tuple[Any, ...]], scripts: list[Path]) -> PrimedScripts:
+    """Worker: build the script models of ``scripts``."""
+    workspace = _worker_workspace(spec)
+    out = []
+    for path in scripts:
+        text = workspace.read(path)
+        try:
+            if text.doc is None or script_model(workspace, path) is None:
+                continue
+        except Exception:  # left to the check, which reports it as EZ003 on the right file
+            continue
+        out.append((path, text.doc.content_hash, workspace.artefacts_of(path)))
+        workspace.release(path, keep=frozenset())
+    return out
+
+
+_PRIMED: PrimedScripts = []
+
+
+def _adopt_primed(primed: PrimedScripts) -> None:
+    """Worker initializer: script models built before the check (see ``check_chunk``)."""
+    global _PRIMED
+    _PRIMED = primed
+
+
+def _worker_workspace(spec: tuple[Path, tuple[Any, ...]]) -> Workspace:
+    from easel_ls.config import ConfigResolver
+
+    root, (explicit, stop_at, overrides) = spec
+    workspace = _WORKER_WORKSPACES.get(root)
+    if workspace is None:
+        # A forked worker has a copy of the parent's workspace, whose skills index, config
+        # lookups and disk memo the walk already built; a spawned one starts afresh.
+        workspace = _FORKED_WORKSPACES.get(root)
+        if workspace is None:
+            config = ConfigResolver(explicit, stop_at=stop_at, overrides=overrides)
+            workspace = Workspace(root=root, config=config)
+        _WORKER_WORKSPACES[root] = workspace
+        for path, content_hash, artefacts in _PRIMED:
+            workspace.adopt_artefacts(path, content_hash, artefacts)
+    return workspace
+
+
+# The parent's workspace while a `--check` run's worker processes are forked (see above).
+_FORKED_WORKSPACES: dict[Path, Workspace] = {}
+
+
+def _process_context() -> Any:
+    """fork where there is one and no other thread runs (the CLI): forked workers share the
+    parent's imports, GC settings and workspace (Python 3.14 makes forkserver the default on
+    Linux). With threads about, forking could copy a held lock: the platform default then."""
+    import multiprocessing
+    import threading
+
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+def check_chunk(
+    spec: tuple[Path, tuple[Any, ...]], chunk: list[tuple[Path, FileKind]]
+) -> list[tuple[Path, FileKind, set[Path], list[Finding]]]:
+    """Worker (the editor's index): check some files with a workspace equivalent to the
+    parent's; each comes back with the paths its check read (its dependencies)."""
+    return list(_checked(_worker_workspace(spec), chunk, record=True))
+
+
+def _check_chunk_with_entries(
+    spec: tuple[Path, tuple[Any, ...]],
+    chunk: list[tuple[Path, FileKind]],
+    build_cache_entries: bool,
+) -> list[tuple[Path, dict[str, Any] | None, list[Finding]]]:
+    """Worker (`--check`): like ``check_chunk``, but a cacheable file comes back with its
+    cache entry (when there is a cache) instead of its dependencies."""
+    from easel_ls.cache import EntryBuilder
+
+    workspace = _worker_workspace(spec)
+    builder = _WORKER_ENTRY_BUILDERS.get(workspace.root)
+    if builder is None:
+        builder = _WORKER_ENTRY_BUILDERS[workspace.root] = EntryBuilder(workspace)
+        # This worker lives for one `--check` run, during which the disk is taken as unchanging
+        # (as in the parent): one memo for all its chunks, not a fresh one per chunk.
+        if not workspace.memoising_disk:
+            workspace.memoise_disk(True)
+    out: list[tuple[Path, dict[str, Any] | None, list[Finding]]] = []
+    checked = _checked(workspace, chunk, build_cache_entries, fresh_memo=False)
+    for path, kind, deps, findings in checked:
+        cached = build_cache_entries and kind in CACHEABLE
+        out.append((path, builder.entry(path, deps, findings) if cached else None, findings))
+    return out
+
+
+def _checked(
+    workspace: Workspace,
+    chunk: list[tuple[Path, FileKind]],
+    record: bool,
+    *,
+    fresh_memo: bool = True,
+) -> Iterator[tuple[Path, FileKind, set[Path], list[Finding]]]:
+    """(path, kind, dependencies, findings) of each file of a chunk; dependencies are
+    recorded (``record``) for the cacheable kinds only."""
+    # A chunk is checked in one go: the disk is taken as unchanging meanwhile (the editor's
+    # index worker lives much longer than one chunk, so it gets a fresh memo per chunk).
+    if fresh_memo:
+        workspace.memoise_disk(True)
+    try:
+        for path, kind in chunk:
+            recorded = record and kind in CACHEABLE
+            if recorded:
+                workspace.begin_recording()
+            try:
+                findings = check_one(workspace, path)
+            finally:
+                deps = workspace.end_recording() if recorded else set()
+            yield path, kind, deps, findings
+            workspace.release(path)
+    finally:
+        if fresh_memo:
+            workspace.memoise_disk(False)
+
+
+_WORKER_WORKSPACES: dict[Path, Workspace] = {}
+_WORKER_ENTRY_BUILDERS: dict[Path, EntryBuilder] = {}
