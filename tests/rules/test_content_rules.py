@@ -106,7 +106,7 @@ def test_cg001_severity_from_config_wins_over_the_per_kind_default(make_workspac
     ws = make_workspace(
         {
             "easel-ls.toml": '[severity]\nCG001 = "error"\n',
-            "skills/openclaw/card-maker/references/api.md": "见 http://localhost:8080/\n",
+            "skills/openclaw/card-maker/references/api.md": "见 http://10.0.3.12:8080/\n",
             SKILL: FRONT,
         }
     )
@@ -165,6 +165,13 @@ def test_a_reference_showing_a_url_template_is_not_reported(make_workspace, chec
     text = "```bash\n--proxy http://host:port   # 需要外网时指定代理\n```\n"
     ws = make_workspace({SKILL: FRONT + "见 [参数](references/options.md)\n", reference: text})
     assert cg(check(ws, reference)) == []
+
+
+def test_a_skill_opening_a_local_web_ui_is_not_reported(make_workspace, check) -> None:
+    """Seen in real skills: a local backend's address, the same on every machine."""
+    body = "启动后在浏览器打开 http://127.0.0.1:8501 ，接口在 127.0.0.1:54345。\n"
+    ws = make_workspace({SKILL: FRONT + body})
+    assert cg(check(ws, SKILL)) == []
 
 
 def test_the_same_setup_in_a_deliverable_blocks(make_workspace, check) -> None:

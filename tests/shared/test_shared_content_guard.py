@@ -571,7 +571,7 @@ def test_a_skill_still_reports_keys_internal_hosts_private_ips_and_paths(tmp_pat
     env.write_text("XHS_COOKIE=a1=19f2c8e4d7b6\n", encoding="utf-8")
     text = (
         f"key {OPENAI_KEY}，接口 https://llm.internal.acme.io/v1，后台 10.0.3.12，"
-        "代理 http://127.0.0.1:7890，日志 /mnt/nas/logs/，cookie a1=19f2c8e4d7b6，"
+        "代理 http://10.0.3.9:7890，日志 /mnt/nas/logs/，cookie a1=19f2c8e4d7b6，"
         "profile ~/.xhs-private/profile"
     )
     found = scan(text, env_file=env, context="skill", warnings=False)
@@ -579,6 +579,23 @@ def test_a_skill_still_reports_keys_internal_hosts_private_ips_and_paths(tmp_pat
         "api_key", "internal_url", "internal_url", "proxy_ip", "internal_path", "env_secret",
         "internal_path",
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "local",
+    [
+        "打开 http://127.0.0.1:8501 查看生成进度",
+        "本机接口 http://localhost:3000/api/render",
+        "浏览器指纹服务监听 127.0.0.1:54345",
+        "代理 socks5://127.0.0.1:1080 记得开",
+        "服务绑定 http://0.0.0.0:8080/",
+        "IPv6 回环 http://[::1]:8000/",
+    ],
+)
+def test_a_skill_pointing_at_the_users_own_machine_is_not_reported(local: str) -> None:
+    # The same address on every machine: nothing about the author's network leaks.
+    assert scan(local, context="skill", warnings=False) == []
+    assert {f.level for f in scan(local)} == {"BLOCK"}  # published, it still blocks
 
 
 def test_an_unknown_context_is_an_error() -> None:

@@ -67,8 +67,10 @@ Decisions where the spec is silent (docs/content_guard.md has the examples):
   (``env_name_public``), also when the ``.env`` defines them; their values still block.
 - ``context="skill"`` (SKILL.md and references): a skill tells the user which variable to set
   and which port or API version a service uses, so env names, standalone proxy ports and
-  ``api-version=`` are not scanned there; keys, internal hosts, private IPs, ``ip:port``,
-  socks URLs, internal paths and ``.env`` values are.
+  ``api-version=`` are not scanned there, nor addresses on the user's own machine
+  (``http://127.0.0.1:8501``, ``localhost:3000``: the same everywhere, nothing leaks); keys,
+  internal hosts, private IPs, ``ip:port`` of other hosts, socks URLs to them, internal paths
+  and ``.env`` values are.
 - WARN is about the text disclosing how it was made, not its topic: ``由 AI 生成``, ``本文为 AI
   生成``, ``作为一个大模型，我…``, ``我是 AI 助手``, ``As an AI language model``, chat-template
   markers (``<|im_start|>``), and the names OpenClaw, ChatGPT, Claude and model ids
@@ -446,6 +448,15 @@ def is_private_ipv4(candidate: str) -> bool:
     )
 
 
+def is_loopback_host(host: str) -> bool:
+    """``localhost``, 127/8, ``0.0.0.0`` and ``[::1]``: the same on every machine."""
+    host = host.lower().rstrip(".")
+    if host in ("localhost", "[::1]", "[0:0:0:0:0:0:0:1]") or host.endswith(".localhost"):
+        return True
+    octets = _ipv4_octets(host)
+    return octets is not None and (octets[0] == 127 or octets == (0, 0, 0, 0))
+
+
 def _is_private_ipv6(bracketed: str) -> bool:
     """``[::1]``, unique local ``[fc00::/7]`` and link-local ``[fe80::/10]``."""
     address = bracketed.strip("[]").lower()
@@ -507,6 +518,8 @@ def _network_findings(
         ip, port = match.group("ip", "port")
         if (url_spans and _inside(start, url_spans)) or _ipv4_octets(ip) is None:
             continue
+        if context == "skill" and is_loopback_host(ip):
+            continue
         if port and 0 < int(port) <= 65535:
             end = match.end()
             findings.append(Finding("proxy_ip", "BLOCK", start, end, text[start:end]))
@@ -554,6 +567,8 @@ def _urls(
                 local_end = _trim_trailing(text, path_start, path_start + local.end())
                 findings.append(_plain("internal_path", text, path_start, local_end))
             continue
+        if not outbound and is_loopback_host(host):
+            continue  # a skill points at a service on the user's own machine: nothing leaks
         excerpt = _plain_excerpt(text[start:end])
         if (
             scheme in _PROXY_SCHEMES
@@ -693,6 +708,9 @@ _INTERNAL_PATH_NEEDLES = (
 _HOME_PATH = re.compile(r"(?:~|\$HOME|\$\{HOME\})(?P<path>/" + _PATH_CHARS + "{1,1024})")
 
 
+_PRIVATE_HINT = re.compile("private", re.IGNORECASE)  # as _is_private_folder folds the name
+
+
 def _is_private_folder(name: str) -> bool:
     name = name.lstrip(".").lower()
     return name.endswith("private") and (len(name) == 7 or name[-8] in "-_.")
@@ -703,7 +721,9 @@ def _internal_paths(text: str) -> Iterator[Finding]:
         for match in _INTERNAL_PATH.finditer(text):
             match_end = _trim_trailing(text, match.start(), match.end())
             yield _plain("internal_path", text, match.start(), match_end)
-    if not _may_match(text, "private") or not (_may_match(text, "~/") or _may_match(text, "HOME")):
+    if not _may_match(text, _PRIVATE_HINT) or not (
+        _may_match(text, "~/") or _may_match(text, "HOME")
+    ):
         return
     for match in _HOME_PATH.finditer(text):
         start = match.start()
