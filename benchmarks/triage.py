@@ -39,7 +39,7 @@ UNJUDGED = "?"
 def run_checker(folder: Path, command: list[str], extra: list[str]) -> list[dict[str, Any]]:
     args = [
         *command,
-        "--check",
+        "--check",  # the spelling every version knows (newer ones also take `check`)
         str(folder),
         "--output-format",
         "json",

@@ -42,7 +42,7 @@ def body_length(ctx: Context) -> None:
         )
 
 
-_MODIFIER_LIMIT = 2  # CJK letters a heading may put before the section word (完整, 详细, 核心)
+_MODIFIER_LIMIT = 3  # CJK letters a heading may put before the section word (完整, 两种, 先读的)
 _NEGATION = re.compile(r"[不无非别没勿]")
 
 

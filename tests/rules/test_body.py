@@ -211,6 +211,7 @@ def test_bd003_spares_the_exact_marker_and_other_equals_runs(lint: Lint, line: s
         ("## 执行步骤", "## Step 1：收集需求"),
         ("## 执行步骤", "## Phase 0 — 准备"),
         ("## 执行步骤", "## 完整工作流程（分 7 个阶段）"),
+        ("## 输入", "## 先读的输入"),
         ("## 输出（写入 outputs/<主题>/）", "## 产物结构"),
         ("## 输出（写入 outputs/<主题>/）", "## 交付物"),
         ("## Profile 感知", "## 发布前检查（有 Profile 时）"),
