@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from easel_ls.engine import CACHEABLE, check_one, check_path, load_rules
 from easel_ls.findings import Finding
-from easel_ls.rules.context import FileKind, classify, script_model
-from easel_ls.workspace import Workspace
+from easel_ls.rules.context import FileKind, classify, script_facts_of, script_model
+from easel_ls.workspace import SKILL_FILE, Workspace
 
 if TYPE_CHECKING:
     from easel_ls.cache import CheckCache, EntryBuilder
@@ -66,6 +66,8 @@ def _check_paths(
                     primer = _ScriptPrimer(spec, _shared_python_scripts(workspace), workers)
         workers = _worker_count(jobs, len(misses))
         if workers > 1:
+            # While the primer's processes parse the scripts: what each forked worker needs.
+            _prepare_for_workers(workspace, misses)
             if primer is not None:
                 primed, primer = primer.result(), None
             else:
@@ -105,7 +107,6 @@ def _check_parallel(
 ) -> Iterator[Finding]:
     from concurrent.futures import ProcessPoolExecutor
 
-    _prepare_for_workers(workspace)
     spec = (workspace.root, workspace.config.init_args)
     # Chunks follow folder order, so a worker sees a skill's files (and its scripts) together;
     # small enough that no worker is left with a long last chunk while the others idle.
@@ -141,11 +142,13 @@ def _check_parallel(
         _FORKED_WORKSPACES.pop(workspace.root, None)
 
 
-def _prepare_for_workers(workspace: Workspace) -> None:
+def _prepare_for_workers(workspace: Workspace, misses: list[tuple[Path, FileKind]]) -> None:
     """Do once in the parent what each forked worker would otherwise do on its own: import the
-    rules, models and jsonschema (where no bytecode cache can be written, every import compiles)
-    and decide which shared modules (content_guard ...) to load."""
-    import jsonschema  # noqa: F401  (the manifest and metadata schemas)
+    rules, models and jsonschema when there are manifests to validate (where no bytecode cache
+    can be written, every import compiles) and decide which shared modules (content_guard ...)
+    to load."""
+    if any(kind is FileKind.MANIFEST for _, kind in misses):
+        import jsonschema  # noqa: F401  (the manifest schema)
 
     from easel_ls import schemas, suppressions  # noqa: F401
     from easel_ls.model import argmatch, commands, frontmatter, json_doc, markdown  # noqa: F401
@@ -218,19 +221,44 @@ def _shared_python_scripts(workspace: Workspace) -> list[Path]:
 
 
 def _analyse_scripts(spec: tuple[Path, tuple[Any, ...]], scripts: list[Path]) -> PrimedScripts:
-    """Worker: build the script models of ``scripts``."""
+    """Worker: build the script models of ``scripts``: the argparse model (and the script facts
+    from the same parse) of a script some SKILL.md names, the script facts alone of the others.
+    Only a guess of what the check will ask for: a model it needs and finds missing is built
+    where it is needed, the same model."""
     workspace = _worker_workspace(spec)
+    named = _named_in_skill_files(workspace, {path.name for path in scripts})
     out = []
     for path in scripts:
         text = workspace.read(path)
         try:
-            if text.doc is None or script_model(workspace, path) is None:
+            if text.doc is None:
                 continue
+            if path.name in named:
+                if script_model(workspace, path) is None:
+                    continue
+            else:
+                script_facts_of(workspace, text.doc, str(path))
         except Exception:  # left to the check, which reports it as EZ003 on the right file
             continue
         out.append((path, text.doc.content_hash, workspace.artefacts_of(path)))
         workspace.release(path, keep=frozenset())
     return out
+
+
+def _named_in_skill_files(workspace: Workspace, names: set[str]) -> set[str]:
+    """Which of the file ``names`` some SKILL.md of the workspace contains (a script nothing
+    names, such as a module the others import, is never run by a documented command)."""
+    wanted = {name: name.encode() for name in names}
+    found: set[str] = set()
+    for skill in workspace.skills.values():
+        try:
+            data = (skill.folder / SKILL_FILE).read_bytes()
+        except OSError:
+            continue
+        found.update(name for name, raw in wanted.items() if raw in data)
+        if len(found) == len(wanted):
+            break
+    return found
 
 
 _PRIMED: PrimedScripts = []

