@@ -302,8 +302,17 @@ def write_results(
     if profile:
         lines += ["", "cProfile of a cold run:", "", "```", profile, "```"]
     text = "\n".join(lines) + "\n"
-    RESULTS_FILE.write_text(text, "utf-8")
+    RESULTS_FILE.write_text(text + _peers_section(), "utf-8")
     return text
+
+
+def _peers_section() -> str:
+    """The side-by-side section bench_peers.py wrote into results.md, kept as it is."""
+    start, end = "<!-- bench_peers:start -->", "<!-- bench_peers:end -->"
+    current = RESULTS_FILE.read_text("utf-8") if RESULTS_FILE.is_file() else ""
+    if start not in current or end not in current:
+        return ""
+    return "\n" + start + current.partition(start)[2].partition(end)[0] + end + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate a realistic Easel workspace for benchmarking `easel-ls --check`.
 
-    python benchmarks/gen_workspace.py N [--out DIR] [--force]
+    python benchmarks/gen_workspace.py N [--out DIR] [--shared-scripts N] [--script-lines A-B]
 
 The workspace holds N skills under `skills/openclaw/` (about 150-line SKILL.md files with Chinese
 frontmatter, the four required sections, 5 commands each, 2-3 linked references and paired
@@ -197,10 +197,26 @@ def _subcommand(rng: random.Random, name: str, constants: Sequence[str]) -> Subc
     return Subcommand(name, SUBCOMMAND_HELP[name], tuple(options), exclusive, alias)
 
 
-def script_spec(index: int) -> ScriptSpec:
+DEFAULT_SCRIPT_LINES = (520, 1480)
+# A script's fixed part (imports, helpers, parser, main) and what one subcommand adds, in lines:
+# how many subcommands fit a smaller script (--script-lines).
+SCRIPT_BASE_LINES, LINES_PER_SUBCOMMAND = 170, 40
+
+
+def script_spec(index: int, lines: tuple[int, int] = DEFAULT_SCRIPT_LINES) -> ScriptSpec:
+    """The spec of gen_tool_<index>: 10-20 subcommands and 520-1480 lines by default; with other
+    ``lines`` (e.g. (200, 800), like the shared scripts of real repositories) as many
+    subcommands as fit the drawn length, from 1 to 20."""
     rng = random.Random(f"{SEED}:script:{index}")
     constants = tuple(sorted(rng.sample(sorted(CONSTANTS), k=rng.randint(3, 5))))
-    verbs = rng.sample(SUBCOMMAND_VERBS, k=rng.randint(10, 20))
+    target = None
+    if lines == DEFAULT_SCRIPT_LINES:
+        count = rng.randint(10, 20)
+    else:
+        target = random.Random(f"{SEED}:script-lines:{index}").randint(*lines)
+        fits = (target - SCRIPT_BASE_LINES) // LINES_PER_SUBCOMMAND
+        count = max(1, min(20, fits))
+    verbs = rng.sample(SUBCOMMAND_VERBS, k=count)
     subcommands = tuple(_subcommand(rng, verb, constants) for verb in verbs)
     return ScriptSpec(
         index=index,
@@ -208,7 +224,7 @@ def script_spec(index: int) -> ScriptSpec:
         constants=constants,
         subcommands=subcommands,
         shared_style=SHARED_OPTION_STYLES[index % len(SHARED_OPTION_STYLES)],
-        target_lines=rng.randint(520, 1480),
+        target_lines=rng.randint(*lines) if target is None else target,
     )
 
 
@@ -1147,8 +1163,16 @@ max-body-lines = 200
 """
 
 
-def generate(count: int, out: Path, *, force: bool = True) -> GeneratedWorkspace:
-    """Write a workspace of `count` skills to `out` (replaced when `force`)."""
+def generate(
+    count: int,
+    out: Path,
+    *,
+    force: bool = True,
+    shared_scripts: int = SHARED_SCRIPT_COUNT,
+    script_lines: tuple[int, int] = DEFAULT_SCRIPT_LINES,
+) -> GeneratedWorkspace:
+    """Write a workspace of `count` skills to `out` (replaced when `force`), with
+    `shared_scripts` generated CLIs of about `script_lines` lines."""
     if count < 1:
         raise ValueError("the workspace needs at least one skill")
     if out.exists():
@@ -1160,7 +1184,9 @@ def generate(count: int, out: Path, *, force: bool = True) -> GeneratedWorkspace
                 f"{out} exists and is not a generated workspace; not replacing it"
             )
         shutil.rmtree(out)
-    specs = [script_spec(i) for i in range(1, SHARED_SCRIPT_COUNT + 1)]
+    if shared_scripts < 1 or not 1 <= script_lines[0] <= script_lines[1]:
+        raise ValueError("at least one shared script, and script lines A-B with 1 <= A <= B")
+    specs = [script_spec(i, script_lines) for i in range(1, shared_scripts + 1)]
     identities = [skill_identity(i) for i in range(count)]
     result = GeneratedWorkspace(root=out, skills=count, scripts=len(specs), files=0, projects=0)
     files: dict[str, str] = {"easel-ls.toml": WORKSPACE_CONFIG}
@@ -1214,6 +1240,17 @@ def summary_of(result: GeneratedWorkspace) -> dict[str, object]:
     }
 
 
+def _line_range(text: str) -> tuple[int, int]:
+    low, sep, high = text.partition("-")
+    try:
+        bounds = (int(low), int(high if sep else low))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected A-B, got {text!r}") from None
+    if not 1 <= bounds[0] <= bounds[1]:
+        raise argparse.ArgumentTypeError(f"expected 1 <= A <= B, got {text!r}")
+    return bounds
+
+
 def default_out(count: int) -> Path:
     return BENCHMARKS_DIR / "workspaces" / f"ws-{count}"
 
@@ -1224,11 +1261,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--out", type=Path, help="target folder (default benchmarks/workspaces/ws-N)"
     )
+    parser.add_argument(
+        "--shared-scripts",
+        type=int,
+        default=SHARED_SCRIPT_COUNT,
+        metavar="N",
+        help=f"generated shared argparse CLIs (default {SHARED_SCRIPT_COUNT})",
+    )
+    parser.add_argument(
+        "--script-lines",
+        type=_line_range,
+        default=DEFAULT_SCRIPT_LINES,
+        metavar="A-B",
+        help="their length in lines (default 520-1480, with 10-20 subcommands; shorter "
+        "scripts get as many subcommands as fit)",
+    )
     args = parser.parse_args(argv)
-    if args.count < 1:
-        parser.error("N must be at least 1")
+    if args.count < 1 or args.shared_scripts < 1:
+        parser.error("N and --shared-scripts must be at least 1")
     out = (args.out or default_out(args.count)).resolve()
-    result = generate(args.count, out)
+    result = generate(
+        args.count, out, shared_scripts=args.shared_scripts, script_lines=args.script_lines
+    )
     summary = summary_of(result)
     stamp = out.with_name(out.name + ".json")
     stamp.write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", "utf-8")

@@ -9,7 +9,6 @@ for SARIF).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 
 from easel_ls.findings import Finding
@@ -45,7 +44,8 @@ def renderer(fmt: str) -> Callable[[list[Finding], ReportContext], str]:
     where = _RENDERERS.get(fmt)
     if where is None:
         raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    module = importlib.import_module(f"{__name__}.{where[0]}")
+    # The import statement's own path (so `python -X importtime` lists the format too).
+    module = __import__(f"{__name__}.{where[0]}", fromlist=[where[1]])
     function: Callable[[list[Finding], ReportContext], str] = getattr(module, where[1])
     return function
 

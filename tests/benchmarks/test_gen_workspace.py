@@ -191,3 +191,28 @@ def test_check_reports_the_planted_drift(drifted: gen_workspace.GeneratedWorkspa
     planted = {((drifted.root / d.path).resolve(), d.line, d.code) for d in drifted.drift}
     assert planted - found == set(), "planted drift the checker missed"
     assert found - planted == set(), "argparse drift reported on commands argparse accepts"
+
+
+def test_fewer_and_shorter_shared_scripts_on_request(tmp_path: Path) -> None:
+    # bench_peers.py's tree shaped like a real repository: 8 scripts of 200-800 lines.
+    ws = gen_workspace.generate(6, tmp_path / "ws-6", shared_scripts=8, script_lines=(200, 800))
+    scripts = sorted((ws.root / "skills" / "shared" / "scripts").glob("gen_tool_*.py"))
+    assert len(scripts) == ws.scripts == 8
+    for path in scripts:
+        lines = path.read_text("utf-8").count("\n")
+        assert 180 <= lines <= 850, (path.name, lines)
+        commands = _load_script(path).build_parser()._subparsers._group_actions[0].choices
+        assert 1 <= len(commands) <= 20
+    for skill_md in (ws.root / "skills" / "openclaw").glob("*/SKILL.md"):
+        named = set(re.findall(r"gen_tool_(\d+)\.py", skill_md.read_text("utf-8")))
+        assert named and all(1 <= int(n) <= 8 for n in named)
+
+
+def test_the_default_scripts_do_not_change_with_the_options() -> None:
+    assert gen_workspace.script_spec(7) == gen_workspace.script_spec(
+        7, gen_workspace.DEFAULT_SCRIPT_LINES
+    )
+    assert (
+        gen_workspace.script_spec(7).target_lines
+        != gen_workspace.script_spec(7, (200, 800)).target_lines
+    )
