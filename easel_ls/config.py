@@ -50,6 +50,12 @@ DEFAULT_OPTIONS: dict[str, Any] = {
         "用于",
         "用户想",
         "用户要",
+        # The situation closes the sentence: `当 Ripple 脚本发现活动但规则缺失时，使用…`.
+        "时使用",
+        "时，使用",
+        "时触发",
+        "时调用",
+        "适用于",
     ],
     "boundary-words": [
         "不负责",

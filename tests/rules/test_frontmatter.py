@@ -648,3 +648,18 @@ def test_billion_laughs_alias_bomb_is_checked_in_bounded_time(
     assert time.monotonic() - started < 5
     assert set(codes(findings)) <= {"FM006", "FM016", "FM017"}
     assert len(findings) >= 10  # one unknown key per `lolN`
+
+
+@pytest.mark.parametrize(
+    "situation",
+    [
+        "当脚本已发现活动、但奖励规则缺失时，使用本 SKILL 补全规则。",
+        "活动规则缺失时触发，读取官方页面补全。",
+        "适用于带货直播与知识分享直播。",
+    ],
+)
+def test_fm012_a_situation_closing_the_sentence_is_trigger_wording(
+    lint: Lint, situation: str
+) -> None:
+    frontmatter = GOOD.replace("适用场景：用户说", situation + "例如")
+    assert "FM012" not in codes(lint(frontmatter))
