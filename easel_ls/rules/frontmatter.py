@@ -28,6 +28,7 @@ SKILL_MENTION = re.compile(
 )
 # Manifest `kind` values and similar kebab words that are not skill names.
 _NOT_SKILL_NAMES = {"xhs-note", "allow-unsafe", "dry-run", "kebab-case"}
+_WHITE_SPACE = re.compile(r"\s+")
 # A whole word that may be a skill's folder name (`与 voice-dub 的区别`, `请走poster-maker`).
 _BARE_NAME = re.compile(r"(?<![A-Za-z0-9_-])[a-z0-9]+(?:-[a-z0-9]+)*(?![A-Za-z0-9_-])")
 # Other skills named by kind (`委派对应平台发布 SKILL`, `国内平台用各自的发布 SKILL`): a
@@ -324,7 +325,10 @@ def description_value(ctx: Context) -> None:
             f"(at least {int(ratio * 100)} % of its letters)",
         )
     triggers = list(ctx.option("trigger-words"))
-    if not any(w in text for w in triggers):
+    # A folded block scalar puts a space wherever a line broke (`…缺失时， 使用`): words are
+    # matched without white space.
+    compact = _WHITE_SPACE.sub("", text)
+    if not any(_WHITE_SPACE.sub("", w) in compact for w in triggers):
         ctx.report(
             "FM012",
             rng,
@@ -349,7 +353,7 @@ def description_value(ctx: Context) -> None:
         or _names_another_layer(text, _own_layer(fm))
     )
     boundary_words = list(ctx.option("boundary-words"))
-    if not names_neighbour and not any(w in text for w in boundary_words):
+    if not names_neighbour and not any(_WHITE_SPACE.sub("", w) in compact for w in boundary_words):
         ctx.report(
             "FM013",
             rng,

@@ -663,3 +663,15 @@ def test_fm012_a_situation_closing_the_sentence_is_trigger_wording(
 ) -> None:
     frontmatter = GOOD.replace("适用场景：用户说", situation + "例如")
     assert "FM012" not in codes(lint(frontmatter))
+
+
+def test_fm012_trigger_words_match_across_a_folded_line_break(lint: Lint) -> None:
+    description = (
+        "description: >-\n"
+        "  补全站内创作活动的规则：读取官方活动页，输出参与条件、作品规格和奖励，供选题与排期使用。\n"
+        "  当脚本已发现活动但奖励仍缺失时，\n"
+        "  使用本 SKILL；不负责报名。\n"
+    )
+    assert "FM012" not in codes(lint(f"name: card-maker\n{description}layer: produce\n"))
+    unrelated = description.replace("时，\n  使用本 SKILL", "的那一刻，\n  读取本 SKILL")
+    assert "FM012" in codes(lint(f"name: card-maker\n{unrelated}layer: produce\n"))
