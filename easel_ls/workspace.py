@@ -569,6 +569,10 @@ def _read_bytes(path: Path, size: int) -> bytes:
             chunk = os.read(fd, want)
             if not chunk:
                 return b"".join(chunks)
+            if not chunks and len(chunk) == size < want:
+                # The whole file in one short read of its stat size: that is the end of a
+                # regular file, so no second read to learn it (one system call per file).
+                return chunk
             chunks.append(chunk)
             want = 1 << 16
     finally:

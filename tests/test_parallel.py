@@ -98,3 +98,48 @@ def test_spawned_workers_report_what_forked_workers_report(
     forked = findings()
     monkeypatch.setattr(batch, "_process_context", lambda: multiprocessing.get_context("spawn"))
     assert forked and findings() == forked
+
+
+def test_a_script_only_a_reference_names_is_still_modelled_in_parallel(tmp_path: Path) -> None:
+    # The script primer builds argparse models only for scripts some SKILL.md names; a command
+    # in a reference calling another script gets its model where it is checked, the same one.
+    root = tmp_path / "ws"
+    skill = root / "skills" / "openclaw" / "demo"
+    (skill / "references").mkdir(parents=True)
+    scripts = root / "skills" / "shared" / "scripts"
+    scripts.mkdir(parents=True)
+    (root / "easel-ls.toml").write_text("", "utf-8")
+    (skill / "SKILL.md").write_text(
+        "---\nname: demo\ndescription: 做卡片。适用场景：用户说“做卡片”。不负责写文案。\n"
+        "layer: produce\n---\n\n# 卡片\n\n见 [用法](references/usage.md)。\n\n"
+        "```bash\npython skills/shared/scripts/named.py run --color red\n```\n",
+        "utf-8",
+    )
+    (skill / "references" / "usage.md").write_text(
+        "# 用法\n\n```bash\npython skills/shared/scripts/unnamed.py run --colour red\n```\n",
+        "utf-8",
+    )
+    parser = (
+        "import argparse\np = argparse.ArgumentParser()\ns = p.add_subparsers(dest='c')\n"
+        "r = s.add_parser('run')\nr.add_argument('--color')\np.parse_args()\n"
+    )
+    (scripts / "named.py").write_text(parser, "utf-8")
+    (scripts / "unnamed.py").write_text(parser, "utf-8")
+
+    def run(jobs: str) -> str:
+        command = [sys.executable, "-m", "easel_ls", "check", ".", "--output-format", "json"]
+        result = subprocess.run(
+            [*command, "--no-cache", "--jobs", jobs],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode in (0, 1), result.stderr
+        return result.stdout
+
+    serial = run("1")
+    assert [f["code"] for f in json.loads(serial) if f["filename"].endswith("usage.md")] == [
+        "CM002"
+    ]
+    assert run("2") == serial
