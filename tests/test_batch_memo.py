@@ -8,6 +8,7 @@ import ast
 import random
 import re
 import string
+import sys
 from pathlib import Path
 
 import pytest
@@ -221,17 +222,21 @@ def _facts_by_definition(tree: ast.AST) -> ScriptFacts:
                 )
                 if isinstance(mode, ast.Constant) and isinstance(mode.value, str):
                     facts.writes |= any(c in mode.value for c in "wax+")
-            if name in ("post", "put", "urlopen") and facts.post_call is None:
+            if name in ("post", "put") and facts.post_call is None:
                 end = node.end_col_offset if node.end_lineno == node.lineno else node.col_offset
                 facts.post_call = (node.lineno - 1, node.col_offset, end or node.col_offset)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             facts.defines.add(node.name)
         elif isinstance(node, ast.Import):
-            http = ("requests", "httpx", "urllib", "aiohttp", "http")
-            facts.imports_http |= any(a.name.split(".")[0] in http for a in node.names)
+            roots = [a.name.split(".")[0] for a in node.names]
+            facts.imports_http |= any(r in _HTTP for r in roots)
+            facts.imports_sender |= any(r in _HTTP + _SENDERS for r in roots)
+            facts.imports_beyond_stdlib |= any(r not in sys.stdlib_module_names for r in roots)
         elif isinstance(node, ast.ImportFrom):
-            http = ("requests", "httpx", "urllib", "aiohttp", "http")
-            facts.imports_http |= bool(node.module) and node.module.split(".")[0] in http
+            root = node.module.split(".")[0] if node.module else ""
+            facts.imports_http |= root in _HTTP
+            facts.imports_sender |= root in _HTTP + _SENDERS
+            facts.imports_beyond_stdlib |= node.level > 0 or root not in sys.stdlib_module_names
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             value = node.value
             in_self_test = any(
@@ -247,7 +252,42 @@ def _facts_by_definition(tree: ast.AST) -> ScriptFacts:
             ):
                 end = node.end_col_offset if node.end_lineno == node.lineno else node.col_offset
                 facts.outputs_literal = (node.lineno - 1, node.col_offset, end or node.col_offset)
+    if facts.post_call is None:
+        calls = [
+            n for n in ast.walk(tree)
+            if isinstance(n, ast.Call)
+            and getattr(n.func, "id", getattr(n.func, "attr", None)) in ("urlopen", "Request")
+        ]  # fmt: skip
+        urlopens = [
+            n for n in calls if getattr(n.func, "id", getattr(n.func, "attr", None)) == "urlopen"
+        ]
+        if urlopens and any(_sends_data(n) for n in calls):
+            n = urlopens[0]
+            end = n.end_col_offset if n.end_lineno == n.lineno else n.col_offset
+            facts.post_call = (n.lineno - 1, n.col_offset, end or n.col_offset)
     return facts
+
+
+_HTTP = ("requests", "httpx", "urllib", "aiohttp", "http")
+_SENDERS = (
+    "playwright", "selenium", "pyppeteer", "DrissionPage", "undetected_chromedriver", "smtplib",
+    "subprocess",
+)  # fmt: skip
+
+
+def _sends_data(call: ast.Call) -> bool:
+    """Documented: a request carries data with a second positional, `data=`, or a sending
+    `method=`."""
+    method = next((k.value for k in call.keywords if k.arg == "method"), None)
+    return (
+        len(call.args) >= 2
+        or any(k.arg == "data" for k in call.keywords)
+        or (
+            isinstance(method, ast.Constant)
+            and isinstance(method.value, str)
+            and method.value.upper() in ("POST", "PUT", "PATCH")
+        )
+    )
 
 
 _REPO = Path(__file__).resolve().parents[1]

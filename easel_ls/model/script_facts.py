@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -24,11 +25,19 @@ _WRITE_METHODS = {
     "save",
     "savefig",
 }
-_POST_CALLS = {"post", "put", "urlopen"}
+_POST_CALLS = {"post", "put"}
+# `urlopen(url)` reads; it sends only with data, itself or through a `Request(url, data=…)`.
+_SENDING_METHODS = {"POST", "PUT", "PATCH"}
 # Self-test code asserts on sample paths (`Path("outputs/x/answer.md")`) and writes to temporary
 # folders: an `outputs/` literal there says nothing about where the script writes.
 _SELF_TEST = re.compile(r"_?(?:cmd_)?(?:self_?test\w*|test_\w+)")
 _HTTP_MODULES = {"requests", "httpx", "urllib", "aiohttp", "http"}
+_STDLIB = frozenset(sys.stdlib_module_names)
+# What else can carry text out: a browser driven to a platform, mail, another program.
+_SENDER_MODULES = _HTTP_MODULES | {
+    "playwright", "selenium", "pyppeteer", "DrissionPage", "undetected_chromedriver", "smtplib",
+    "subprocess",
+}  # fmt: skip
 
 
 @dataclass
@@ -41,6 +50,8 @@ class ScriptFacts:
     writes: bool = False
     post_call: tuple[int, int, int] | None = None
     imports_http: bool = False
+    imports_sender: bool = False  # http, browser automation, mail or subprocess
+    imports_beyond_stdlib: bool = False  # a package or a sibling module, which may send
 
 
 def parse_python(source: str, path: str = "<unknown>") -> ast.Module | None:
@@ -98,11 +109,12 @@ def script_facts(tree: ast.AST) -> ScriptFacts:
     todo = deque([tree])
     pop, push = todo.popleft, todo.append
     self_tests: list[tuple[int, int]] = []  # line spans; a function comes before its body
+    sending = _Sending()
     while todo:
         node = pop()
         kind = type(node)
         if kind is call_type:
-            _note_call(facts, node)  # type: ignore[arg-type]
+            _note_call(facts, node, sending)  # type: ignore[arg-type]
         elif kind is constant_type:
             value = node.value  # type: ignore[attr-defined]
             if (
@@ -119,12 +131,17 @@ def script_facts(tree: ast.AST) -> ScriptFacts:
             if _SELF_TEST.fullmatch(name):
                 self_tests.append((node.lineno, node.end_lineno or node.lineno))  # type: ignore[attr-defined]
         elif kind is import_type:
-            if any(a.name.split(".")[0] in _HTTP_MODULES for a in node.names):  # type: ignore[attr-defined]
-                facts.imports_http = True
+            roots = {a.name.split(".")[0] for a in node.names}  # type: ignore[attr-defined]
+            facts.imports_http |= not roots.isdisjoint(_HTTP_MODULES)
+            facts.imports_sender |= not roots.isdisjoint(_SENDER_MODULES)
+            facts.imports_beyond_stdlib |= not roots <= _STDLIB
         elif kind is import_from_type:
             module = node.module  # type: ignore[attr-defined]
-            if module and module.split(".")[0] in _HTTP_MODULES:
-                facts.imports_http = True
+            root = module.split(".")[0] if module else ""
+            facts.imports_http |= root in _HTTP_MODULES
+            facts.imports_sender |= root in _SENDER_MODULES
+            # `from . import x` (no module) and `from .x import y` are sibling modules.
+            facts.imports_beyond_stdlib |= bool(node.level) or root not in _STDLIB  # type: ignore[attr-defined]
         for name in _CHILD_FIELDS.get(kind) or _child_fields(kind):
             value = getattr(node, name, None)
             if type(value) is list:
@@ -133,14 +150,37 @@ def script_facts(tree: ast.AST) -> ScriptFacts:
                         push(item)
             elif isinstance(value, node_type):
                 push(value)
+    if facts.post_call is None and sending.urlopen is not None and sending.sends:
+        facts.post_call = sending.urlopen
     return facts
+
+
+class _Sending:
+    """The first `urlopen` call, and whether any request of the script carries data."""
+
+    __slots__ = ("sends", "urlopen")
+
+    def __init__(self) -> None:
+        self.urlopen: tuple[int, int, int] | None = None
+        self.sends = False
 
 
 def _within(line: int, spans: list[tuple[int, int]]) -> bool:
     return any(start <= line <= end for start, end in spans)
 
 
-def _note_call(facts: ScriptFacts, node: ast.Call) -> None:
+def _carries_data(node: ast.Call) -> bool:
+    if len(node.args) >= 2 or any(k.arg == "data" for k in node.keywords):
+        return True
+    method = next((k.value for k in node.keywords if k.arg == "method"), None)
+    return (
+        isinstance(method, ast.Constant)
+        and isinstance(method.value, str)
+        and method.value.upper() in _SENDING_METHODS
+    )
+
+
+def _note_call(facts: ScriptFacts, node: ast.Call, sending: _Sending) -> None:
     name = _call_name(node)
     if name is None:
         return
@@ -166,6 +206,12 @@ def _note_call(facts: ScriptFacts, node: ast.Call) -> None:
             facts.writes = True
     if name in _POST_CALLS and facts.post_call is None:
         facts.post_call = _span(node)
+    elif name == "urlopen":
+        if sending.urlopen is None:
+            sending.urlopen = _span(node)
+        sending.sends |= _carries_data(node)
+    elif name == "Request":
+        sending.sends |= _carries_data(node)
 
 
 def _span(node: ast.expr) -> tuple[int, int, int]:

@@ -57,7 +57,10 @@ def publish_unguarded(ctx: Context) -> None:
     facts = _facts(ctx)
     if facts is None or "guard_or_die" in facts.calls or "guard_or_die" in facts.defines:
         return
-    if facts.exec_option_line is not None:
+    # A stdlib-only script that imports nothing able to send (a queue that prints a plan) posts
+    # nothing with `--exec`; one that imports a package or a sibling module may.
+    sends = facts.imports_sender or facts.imports_beyond_stdlib
+    if facts.exec_option_line is not None and sends:
         line = facts.exec_option_line
         rng = _char_range(ctx, line, facts.exec_option_col)
         ctx.report(

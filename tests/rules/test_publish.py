@@ -49,6 +49,8 @@ def where(finding: Finding) -> tuple[int, int, int, int]:
 EXEC_SCRIPT = """\
 import argparse
 
+from xhs_client import post_note
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="发布小红书笔记 🚀")
@@ -68,8 +70,31 @@ def test_pb001_script_with_exec_option_and_no_guard(lint: Lint) -> None:
     [finding] = lint({path: EXEC_SCRIPT}, path)
     assert finding.code == "PB001"
     line = '    parser.add_argument("--exec", action="store_true", help="真发")'
-    assert where(finding) == (6, 4, 6, len(line))
+    assert where(finding) == (8, 4, 8, len(line))
     assert "--exec" in finding.message
+
+
+def test_pb001_spares_an_exec_script_that_cannot_send_anything(lint: Lint) -> None:
+    """Seen in a real skill: a queue whose `--exec` marks items and prints the plan; the
+    platform skills it hands them to publish (and guard) themselves."""
+    script = EXEC_SCRIPT.replace("from xhs_client import post_note\n", "import json\n")
+    path = f"{CARDS_DIR}/scripts/queue.py"
+    assert lint({path: script}, path) == []
+
+
+@pytest.mark.parametrize(
+    "sender",
+    [
+        "import requests",
+        "from playwright.sync_api import sync_playwright",
+        "import subprocess",
+        "from . import client",
+    ],
+)
+def test_pb001_an_exec_script_that_can_send_needs_the_guard(lint: Lint, sender: str) -> None:
+    script = EXEC_SCRIPT.replace("from xhs_client import post_note", sender)
+    path = f"{CARDS_DIR}/scripts/share.py"
+    assert [f.code for f in lint({path: script}, path)] == ["PB001"]
 
 
 def test_pb001_spares_a_script_that_calls_guard_or_die(lint: Lint) -> None:
@@ -102,6 +127,21 @@ def test_pb001_publish_layer_script_that_posts_without_guard(lint: Lint) -> None
     line = POSTING_SCRIPT.splitlines()[4]
     start = line.index("requests.post")
     assert where(finding) == (4, start, 4, len(line))  # the call ends the line
+
+
+def test_pb001_reading_a_url_is_not_posting(lint: Lint) -> None:
+    """Seen in a real skill: a short-link helper that only GETs a public shortener."""
+    script = (
+        "import urllib.request\n\n\n"
+        "def shorten(url: str) -> str:\n"
+        '    request = urllib.request.Request("https://short.example/api?url=" + url)\n'
+        "    with urllib.request.urlopen(request) as response:\n"
+        '        return response.read().decode("utf-8")\n'
+    )
+    path = f"{PUBLISH_DIR}/scripts/shorten.py"
+    assert lint({path: script}, path) == []
+    sending = script.replace("+ url)", '+ url, data=b"x", method="POST")')
+    assert [f.code for f in lint({path: sending}, path)] == ["PB001"]
 
 
 def test_pb001_spares_posting_from_a_skill_outside_the_publish_layer(lint: Lint) -> None:
