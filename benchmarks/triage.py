@@ -5,8 +5,8 @@
     python benchmarks/triage.py realworld/owner__repo --verdicts V.json --record  # add new ones
     python benchmarks/triage.py realworld/owner__repo --verdicts V.json --table   # counts only
 
-A verdict file holds one judgement per finding, keyed by ``path:line:column:CODE`` and the
-first backticked word of the message (several findings may share a place):
+A verdict file holds one judgement per finding, keyed by ``path:line:column:CODE`` and a
+hash of the first backticked word of the message (several findings may share a place):
 ``real`` (a defect its author would fix), ``false`` (a false alarm: a bug in easel-ls) or
 ``artefact`` (the finding is about a file the partial mirror lacks). ``--record`` adds every
 finding not judged yet with the verdict ``?`` for a person to fill in; nothing else is
@@ -23,6 +23,7 @@ rules are enabled for the run (``--extend-select``), so their precision is measu
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import shlex
@@ -64,7 +65,13 @@ def finding_key(finding: dict[str, Any]) -> str:
     location = finding["location"]
     key = f"{finding['filename']}:{location['row']}:{location['column']}:{finding['code']}"
     quoted = _FIRST_QUOTED.search(finding["message"])
-    return f"{key}:{quoted.group(1)}" if quoted else key
+    # Hashed: the quoted word is the repository's text (a path, an excerpt), which the verdict
+    # files must not copy.
+    return f"{key}:{_digest(quoted.group(1))}" if quoted else key
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
 
 
 def source_line(folder: Path, finding: dict[str, Any]) -> str:
