@@ -40,7 +40,7 @@ SCRIPT = '''\
 
 Usage: python cards.py render --topic T
 """
-import argparse
+import argparse, subprocess  # subprocess: `--exec` may hand the cards to a poster (PB001)
 
 parser = argparse.ArgumentParser()
 sub = parser.add_subparsers(dest="cmd", required=True)
