@@ -206,7 +206,8 @@ def analyse_script(
         return ScriptModel(path, "open", None, "is nested too deeply to analyse", 0)
     except _BudgetExceeded:
         return ScriptModel(path, "open", None, "is too large to analyse", 0)
-    if "argv" in source:
+    # Most scripts name `argv` only as `main(argv=None)`: walk again only for `sys.argv`.
+    if "sys.argv" in source or "import argv" in source:
         model.argv_words = argv_words(tree)
     return model
 
