@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -191,15 +192,18 @@ _SPEAKING_SUFFIXES = frozenset(
 _SPEAKING_LIMIT = 400  # files per skill folder: a vendored tree inside a skill stays cheap
 
 
-def _speaking_files(ctx: Context, folder: Path) -> list[Path]:
+def _speaking_files(ctx: Context, folder: Path) -> Iterator[Path]:
+    """SKILL.md, then (only when it does not mention the file) the rest of the folder: most
+    resources are named in SKILL.md, and listing a skill folder is the costly part."""
     skill_md = folder / SKILL_FILE
-    found = [skill_md]
+    yield skill_md
+    listed = 0
     for path in ctx.workspace.list_dir(folder, "*", recursive=True):
-        if len(found) >= _SPEAKING_LIMIT:
-            break
+        if listed >= _SPEAKING_LIMIT:
+            return
         if path != ctx.path and path != skill_md and path.suffix.lower() in _SPEAKING_SUFFIXES:
-            found.append(path)
-    return found
+            listed += 1
+            yield path
 
 
 @checker(FileKind.REFERENCE, FileKind.SCRIPT, codes=("RS003",))
