@@ -33,7 +33,7 @@ _WHITE_SPACE = re.compile(r"\s+")
 _BARE_NAME = re.compile(r"(?<![A-Za-z0-9_-])[a-z0-9]+(?:-[a-z0-9]+)*(?![A-Za-z0-9_-])")
 # Other skills named by kind (`委派对应平台发布 SKILL`, `国内平台用各自的发布 SKILL`): a
 # boundary too. `本 SKILL`/`该 skill` is the skill itself.
-_GENERIC_NEIGHBOUR = re.compile(r"(?<![本该此这\w-])\s*(?:SKILL|Skill|skill)s?(?![\w-])")
+_GENERIC_NEIGHBOUR = re.compile(r"(?<![A-Za-z0-9_-])(?:SKILL|Skill|skill)s?(?![A-Za-z0-9_-])")
 # Between names of one list: `原 old-a 和 old-b`, `` `a`、`b` ``.
 _LIST_TAIL = re.compile(
     r"(?:`?[a-z0-9]+(?:-[a-z0-9]+)*`?)\s*(?:和|与|、|,|，|及|以及|/|跟|或|and|or)\s*`?\s*$"

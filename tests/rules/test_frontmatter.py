@@ -466,6 +466,7 @@ def test_fm013_naming_an_existing_neighbour_is_a_boundary(lint: Lint) -> None:
     [
         pytest.param("分镜由 xhs-note-plan 先写好。", id="bare-neighbour-name"),
         pytest.param("文案改用对应的写作 SKILL。", id="skills-by-kind"),
+        pytest.param("发布委派给各平台的发布SKILL。", id="skills-by-kind-without-space"),
         pytest.param("文案由策划层写好，本 SKILL 只排版。", id="another-layer"),
         pytest.param("和写作类技能分工：这里只排版。", id="boundary-word-分工"),
     ],
@@ -479,6 +480,7 @@ def test_fm013_real_world_boundaries_count(lint: Lint, boundary: str) -> None:
     "not_a_boundary",
     [
         pytest.param("本 SKILL 会先预览排版效果再导出。", id="the-skill-itself"),
+        pytest.param("本SKILL会先预览排版效果再导出。", id="the-skill-itself-without-space"),
         pytest.param("出图用 card-maker 自己的脚本。", id="its-own-name"),
         pytest.param("这一步属于制作层，导出 SVG。", id="its-own-layer"),
     ],
