@@ -18,14 +18,22 @@ from easel_ls.model.text import TextDocument
 def atomic_write(path: Path, text: str, *, durable: bool = True) -> None:
     """Replace ``path`` with ``text`` all at once. ``durable=False`` skips the fsync: for data
     that may be lost in a power cut (a cache), never for what the user wrote."""
+    atomic_write_bytes(path, text.encode("utf-8"), durable=durable)
+
+
+def atomic_write_bytes(
+    path: Path, data: bytes, *, mode: int | None = None, durable: bool = True
+) -> None:
+    """Replace ``path`` with ``data`` in one rename. ``mode``: the permission bits the file gets;
+    by default the ones it already has."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    mode = None
-    with contextlib.suppress(OSError):
-        mode = path.stat().st_mode & 0o7777
+    if mode is None:
+        with contextlib.suppress(OSError):
+            mode = path.stat().st_mode & 0o7777
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())

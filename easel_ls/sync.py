@@ -22,11 +22,11 @@ import contextlib
 import os
 import stat
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from easel_ls.fixes import atomic_write_bytes
 from easel_ls.workspace import find_root, is_within, path_escapes
 
 SYNCED = ("skills/openclaw", "skills/shared")
@@ -190,21 +190,7 @@ def _blocks_a_file(rel_path: str, seen: set[str]) -> bool:
 
 def _copy(source: Path, dest: Path) -> None:
     """``dest`` becomes a copy of ``source`` (bytes and permission bits) in one rename."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    data = source.read_bytes()
-    mode = stat.S_IMODE(source.stat().st_mode)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".easel-sync", dir=dest.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, dest)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    atomic_write_bytes(dest, source.read_bytes(), mode=stat.S_IMODE(source.stat().st_mode))
 
 
 def apply_sync(plan: Plan) -> None:
