@@ -40,6 +40,7 @@ import yaml
 
 from easel_ls.engine import check_document
 from easel_ls.findings import Finding
+from easel_ls.fixes import atomic_write, splice
 from easel_ls.model.text import TextDocument
 from easel_ls.rules.context import Context, FileKind, classify
 from easel_ls.workspace import Workspace
@@ -139,15 +140,7 @@ def _render(doc: TextDocument, plan: _Plan) -> str:
             lead = "" if not doc.text or doc.text.endswith(("\n", "\r")) else _line_break(doc, 0)
             edits.append((end, end, order, lead + comment + _line_break(doc, op.line)))
     edits.sort(key=lambda edit: (edit[0], edit[2]))
-    out, cursor = [], 0
-    for start, end, _, new in edits:
-        if start < cursor:
-            raise ValueError("overlapping suppression edits")
-        out.append(doc.text[cursor:start])
-        out.append(new)
-        cursor = end
-    out.append(doc.text[cursor:])
-    return "".join(out)
+    return splice(doc.text, ((start, end, new) for start, end, _, new in edits))
 
 
 def _existing_directive(doc: TextDocument, op: _Op) -> tuple[int, re.Match[str]] | None:
@@ -483,8 +476,6 @@ def suppress_file(workspace: Workspace, path: Path) -> FileOutcome:
 def _write(outcome: FileOutcome) -> bool:
     """Write the new text if the file still holds what was read (its BOM kept); False if it
     changed meanwhile."""
-    from easel_ls.fixes import atomic_write
-
     assert outcome.text is not None
     try:
         raw = outcome.path.read_bytes().decode("utf-8")

@@ -52,15 +52,21 @@ def apply_edits(doc: TextDocument, edits: Iterable[TextEdit]) -> str:
         ((doc.offset_at(e.range.start), doc.offset_at(e.range.end), e.new_text) for e in edits),
         key=lambda s: (s[0], s[1]),
     )
+    return splice(doc.text, spans)
+
+
+def splice(text: str, spans: Iterable[tuple[int, int, str]]) -> str:
+    """``text`` with each ``(start, end, new)`` offset span replaced, spans in order; overlapping
+    spans are an error."""
     out = []
     cursor = 0
     for start, end, new in spans:
         if start < cursor:
             raise ValueError("overlapping edits")
-        out.append(doc.text[cursor:start])
+        out.append(text[cursor:start])
         out.append(new)
         cursor = end
-    out.append(doc.text[cursor:])
+    out.append(text[cursor:])
     return "".join(out)
 
 
