@@ -145,6 +145,7 @@ def create_server() -> EaselServer:
         lifecycle,
         navigation,
         symbols,
+        views,
         workspace_sync,
     )
 
@@ -159,6 +160,7 @@ def create_server() -> EaselServer:
         navigation,  # document links, go to definition
         symbols,  # document and workspace symbols
         commands,  # workspace/executeCommand
+        views,  # easel/skills, easel/projects, easel/workspaceChanged
     )
     for feature in features:
         feature.register(server)

@@ -27,6 +27,7 @@ from easel_ls.engine import check_document, check_path
 from easel_ls.findings import Finding
 from easel_ls.server.app import path_of
 from easel_ls.server.convert import uri_of
+from easel_ls.server.features.views import VIEW_FILES, announce_change
 from easel_ls.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -133,7 +134,11 @@ def publish(
     if is_stale(ls, uri, version):
         return
     had_findings = bool(ls.findings.get(uri))
+    # Editor views (easel/skills, easel/projects) refresh on a coalesced easel/workspaceChanged.
+    views_changed = ls.findings.get(uri) != findings or path.name in VIEW_FILES
     ls.findings[uri] = findings
+    if views_changed:
+        announce_change(ls)
     if pull_owns(ls, uri):
         # The client pulls this open document; pushing too would show every finding twice.
         if uri in ls.pushed:
@@ -176,6 +181,7 @@ def refresh_supported(ls: EaselServer) -> bool:
 def clear(ls: EaselServer, uri: str) -> None:
     """A deleted file: forget its findings and clear what the editor shows."""
     ls.findings.pop(uri, None)
+    announce_change(ls)  # a file is gone: the editor views change
     ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 
@@ -260,6 +266,8 @@ def document_report(
     if result is None:
         return lsp.RelatedFullDocumentDiagnosticReport(items=[], result_id=None)
     path, lines, _version, findings = result
+    if ls.findings.get(uri) != findings:
+        announce_change(ls)  # the editor views' finding counts change
     ls.findings[uri] = findings
     result_id = findings_result_id(findings)
     if previous_result_id == result_id:

@@ -39,6 +39,7 @@ from easel_ls.server.features.diagnostics import (
     publish,
     recheck,
 )
+from easel_ls.server.features.views import announce_change
 from easel_ls.server.settings import SECTION, describe_settings, parse_editor_settings
 from easel_ls.workspace import SKILL_FILE, Workspace
 
@@ -156,6 +157,7 @@ async def index_workspace(ls: EaselServer) -> None:
         checked = total
         log.info("indexed %d files", total)
         _ask_pull_clients_to_refresh(ls)
+        announce_change(ls)  # editor views: every count is known now
     finally:
         if token is not None:
             ls.work_done_progress.end(
@@ -399,6 +401,7 @@ def files_changed(
         index.restart(ls)
         return
     recheck(ls, {p for p in to_check if not any(_is_under(p, d) for d in deleted)})
+    announce_change(ls)  # editor views: a skill, manifest or deliverable may have come or gone
 
 
 def _workspace_path(ls: EaselServer, argument: Any) -> tuple[Workspace, Path] | None:
