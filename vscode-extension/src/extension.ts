@@ -7,7 +7,7 @@ import {
   ServerOptions,
   TransportKind,
 } from "vscode-languageclient/node";
-import { findServer, ServerCommand } from "./server";
+import { findServer, missingServerMessage, ServerCommand } from "./server";
 
 const SECTION = "easel-ls";
 const INSTALL_URL = "https://pypi.org/project/easel-ls/";
@@ -26,9 +26,12 @@ const DOCUMENT_SELECTOR = [
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
 let starting: Promise<void> | undefined;
+// The server and its libraries in a platform-specific package (scripts/bundle-server.py).
+let bundledLibs: string | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("Easel LS", { log: true });
+  bundledLibs = context.asAbsolutePath("bundled/libs");
   context.subscriptions.push(
     output,
     vscode.commands.registerCommand("easel-ls.checkWorkspace", checkWorkspace),
@@ -81,23 +84,25 @@ async function restart(): Promise<void> {
 
 async function start(): Promise<void> {
   const config = vscode.workspace.getConfiguration(SECTION);
-  const server = await findServer(
+  const { server, tried } = await findServer(
     {
       path: config.get<string>("server.path", ""),
       // `easel-ls server` is the language server; the setting's arguments follow it.
       args: ["server", ...config.get<string[]>("server.args", [])],
     },
-    pythonInterpreter,
+    { bundledLibs, pythonInterpreter },
   );
+  for (const line of tried) output.appendLine(`Passed over: ${line}`);
   if (!server) {
-    await reportMissingServer();
+    await reportMissingServer(tried);
     return;
   }
-  output.appendLine(`Starting ${server.command} ${server.args.join(" ")} (${server.origin})`);
+  output.appendLine(`Starting ${server.command} ${server.args.join(" ")} (${server.detail})`);
   const serverOptions: ServerOptions = {
     command: server.command,
     args: server.args,
     transport: TransportKind.stdio,
+    options: { env: { ...process.env, ...server.env } },
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: DOCUMENT_SELECTOR,
@@ -146,10 +151,8 @@ function describe(server: ServerCommand): string {
   return [server.command, ...server.args].join(" ");
 }
 
-async function reportMissingServer(): Promise<void> {
-  const message =
-    "easel-ls was not found: set `easel-ls.server.path`, put `easel-ls` on PATH, " +
-    "or select a Python interpreter that has it (`pip install easel-ls`).";
+async function reportMissingServer(tried: string[]): Promise<void> {
+  const message = missingServerMessage(tried);
   output.appendLine(message);
   const choice = await vscode.window.showErrorMessage(message, "How to Install", "Open Settings");
   if (choice === "How to Install") {
