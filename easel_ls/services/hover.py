@@ -16,6 +16,7 @@ from easel_ls.findings import Position, Range
 from easel_ls.model.argparse_model import OptionSpec, ParserModel, PositionalSpec
 from easel_ls.model.text import TextDocument
 from easel_ls.rules import RULES
+from easel_ls.rules.context import FileKind, classify
 from easel_ls.services.context import (
     CommandArgument,
     FrontmatterKey,
@@ -31,6 +32,7 @@ from easel_ls.services.context import (
     option_owner,
     schema_at,
 )
+from easel_ls.services.previews import manifest_preview, markdown_link_preview
 from easel_ls.spec import (
     ALLOWED_TOP_KEYS,
     FORBIDDEN_KEYS,
@@ -53,6 +55,9 @@ class HoverInfo:
 
 def hover(ws: Workspace, doc: TextDocument, pos: Position) -> HoverInfo | None:
     """The hover for the cursor, or None when there is nothing to say."""
+    preview = _preview(ws, doc, pos)
+    if preview is not None and preview[0] == "file":
+        return HoverInfo(preview[1], preview[2])
     found = cursor_context(ws, doc, pos)
     text: str | None = None
     if isinstance(found, SuppressionCode):
@@ -71,9 +76,29 @@ def hover(ws: Workspace, doc: TextDocument, pos: Position) -> HoverInfo | None:
             text = describe_manifest_field((*found.container, key))
     elif isinstance(found, JsonValue) and found.token.text:
         text = describe_manifest_field(found.path, value=_json_text(found.token.text))
+    if preview is not None:  # inside a manifest step: the step, then what the field means
+        markdown = preview[1] + (f"\n\n---\n\n{text}" if found is not None and text else "")
+        return HoverInfo(markdown, found.token.range if found is not None and text else preview[2])
     if found is None or not text:
         return None
     return HoverInfo(text, found.token.range)
+
+
+def _preview(ws: Workspace, doc: TextDocument, pos: Position) -> tuple[str, str, Range] | None:
+    """("file", markdown, range) for a file a manifest or a Markdown link names, ("step", …)
+    inside a manifest step; None elsewhere."""
+    if pos.line < 0 or pos.line >= doc.line_count:
+        return None
+    pos = Position(pos.line, min(max(pos.character, 0), len(doc.line_text(pos.line))))
+    kind, _skill = classify(ws, doc.path)
+    if kind is FileKind.MANIFEST:
+        found = manifest_preview(ws, doc, pos)
+        if found is None:
+            return None
+        markdown, rng = found
+        return ("step" if markdown.startswith("**Step ") else "file"), markdown, rng
+    found = markdown_link_preview(ws, doc, pos)
+    return ("file", *found) if found is not None else None
 
 
 # --- rule codes ---------------------------------------------------------------------------------

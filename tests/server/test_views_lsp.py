@@ -121,7 +121,12 @@ async def test_projects_newest_first_with_cover_deliverables_and_steps(
     ]
     assert [s["index"] for s in steps] == [0, 1, 2, 3]
     assert steps[1]["outputs"] == [
-        {"path": "brief.md", "uri": uri(client, f"{PICNIC}/brief.md"), "exists": True, "image": False}
+        {
+            "path": "brief.md",
+            "uri": uri(client, f"{PICNIC}/brief.md"),
+            "exists": True,
+            "image": False,
+        }
     ]
     assert steps[2]["summary"] == "第 3 张放不下"
 
@@ -208,9 +213,7 @@ async def test_a_deleted_skill_is_announced(client: LanguageClient) -> None:
         lsp.DidChangeWatchedFilesParams(
             changes=[
                 lsp.FileEvent(uri=folder.as_uri(), type=lsp.FileChangeType.Deleted),
-                lsp.FileEvent(
-                    uri=(folder / "SKILL.md").as_uri(), type=lsp.FileChangeType.Deleted
-                ),
+                lsp.FileEvent(uri=(folder / "SKILL.md").as_uri(), type=lsp.FileChangeType.Deleted),
             ]
         )
     )
