@@ -4,6 +4,8 @@
     easel-ls server [--stdio | --tcp --port N] the language server (bare `easel-ls`: stdio)
     easel-ls rule CODE | --all                 rule documentation
     easel-ls sync [--target DIR]               mirror the skills into OpenClaw's workspace
+    easel-ls rename-option SCRIPT OLD NEW      rename an option and every documented use
+    easel-ls references FILE:LINE[:COL]        where an option or subcommand is documented
 
 `easel-ls --check [PATH ...]` is the deprecated spelling of `check`; options and paths go in any
 order in both. Checking never imports pygls, so the CLI starts fast.
@@ -37,6 +39,8 @@ COMMANDS = {
     "server": "serve LSP over stdio (the default) or TCP",
     "rule": "print a rule's documentation (CODE or --all)",
     "sync": "mirror skills/openclaw/ and skills/shared/ into ~/.openclaw/workspace-easel/",
+    "rename-option": "rename a script's option or subcommand and every documented use",
+    "references": "list the documented uses of the option or subcommand at FILE:LINE",
 }
 
 # Options of the language server, accepted without `server` for editors configured before the
@@ -242,6 +246,11 @@ def _dispatch(argv: list[str]) -> int:
         from easel_ls.sync import sync_main
 
         return sync_main(argv[1:])
+    if head in ("rename-option", "references"):
+        from easel_ls.refactor_cli import references_main, rename_option_main
+
+        main_of = rename_option_main if head == "rename-option" else references_main
+        return main_of(argv[1:])
     if head in ("-h", "--help"):
         sys.stdout.write(top_level_help())
         return EXIT_CLEAN

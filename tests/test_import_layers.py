@@ -46,6 +46,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "easel_ls.watch",
         "easel_ls.add_suppressions",
         "easel_ls.sync",
+        "easel_ls.refactor_cli",
         "easel_ls.server",
     ),
 )

@@ -141,7 +141,9 @@ def create_server() -> EaselServer:
         commands,
         completion,
         diagnostics,
+        graph,
         hover,
+        lenses,
         lifecycle,
         navigation,
         symbols,
@@ -158,6 +160,8 @@ def create_server() -> EaselServer:
         completion,
         hover,
         navigation,  # document links, go to definition
+        graph,  # references, rename, file moves, document highlights
+        lenses,  # code lenses: script definitions, skill commands, the pipeline
         symbols,  # document and workspace symbols
         commands,  # workspace/executeCommand
         views,  # easel/skills, easel/projects, easel/workspaceChanged

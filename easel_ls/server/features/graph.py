@@ -1,0 +1,209 @@
+"""References, rename, file moves and document highlights over the script ↔ docs graph
+(``services/graph.py``, ``services/refactor.py``). Edits reach files through the client's
+WorkspaceEdit, so an open document is never changed behind the editor's back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+
+from easel_ls.server.app import path_of
+from easel_ls.server.convert import uri_of
+from easel_ls.services import graph, refactor
+
+if TYPE_CHECKING:
+    from easel_ls.server.app import EaselServer
+
+# Skill files and folders: what a move can break a link or command path to.
+MOVE_FILTERS = [
+    lsp.FileOperationFilter(
+        pattern=lsp.FileOperationPattern(glob="**/skills/**", matches=kind), scheme="file"
+    )
+    for kind in (lsp.FileOperationPatternKind.File, lsp.FileOperationPatternKind.Folder)
+]
+
+
+class RequestFailed(JsonRpcException):
+    """LSP's RequestFailed: the request was valid, the answer is no (the message says why)."""
+
+    CODE = -32803
+
+
+def references(ls: EaselServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
+    doc = ls.document(params.text_document.uri)
+    if doc is None:
+        return []
+    conv = ls.converter()
+    ws = ls.workspace_for(doc.path)
+    places = graph.references(
+        ws, doc, conv.from_lsp(doc.lines, params.position), params.context.include_declaration
+    )
+    return [lsp.Location(uri=uri_of(p.path), range=conv.range(p.path, p.range)) for p in places]
+
+
+def highlights(ls: EaselServer, params: lsp.DocumentHighlightParams) -> list[lsp.DocumentHighlight]:
+    doc = ls.document(params.text_document.uri)
+    if doc is None:
+        return []
+    conv = ls.converter()
+    found = graph.highlights(
+        ls.workspace_for(doc.path), doc, conv.from_lsp(doc.lines, params.position)
+    )
+    return [
+        lsp.DocumentHighlight(
+            range=conv.range(doc.path, rng, doc.lines), kind=lsp.DocumentHighlightKind.Text
+        )
+        for rng in found
+    ]
+
+
+def prepare_rename(
+    ls: EaselServer, params: lsp.PrepareRenameParams
+) -> lsp.PrepareRenamePlaceholder | None:
+    doc = ls.document(params.text_document.uri)
+    if doc is None:
+        return None
+    conv = ls.converter()
+    try:
+        found = refactor.prepare_rename(
+            ls.workspace_for(doc.path), doc, conv.from_lsp(doc.lines, params.position)
+        )
+    except refactor.RenameRefused as refused:
+        raise RequestFailed(str(refused)) from None
+    if found is None:
+        return None
+    return lsp.PrepareRenamePlaceholder(
+        range=conv.range(doc.path, found.range, doc.lines), placeholder=found.placeholder
+    )
+
+
+def rename(ls: EaselServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
+    doc = ls.document(params.text_document.uri)
+    if doc is None:
+        return None
+    conv = ls.converter()
+    ws = ls.workspace_for(doc.path)
+    try:
+        change = refactor.rename(
+            ws, doc, conv.from_lsp(doc.lines, params.position), params.new_name
+        )
+    except refactor.RenameRefused as refused:
+        raise RequestFailed(str(refused)) from None
+    if change.renames and not supports_file_renames(ls):
+        raise RequestFailed(
+            "renaming a skill moves its folder, and this editor cannot apply file renames "
+            "(workspace.workspaceEdit.resourceOperations lacks `rename`)"
+        )
+    return workspace_edit(ls, change)
+
+
+def will_rename_files(ls: EaselServer, params: lsp.RenameFilesParams) -> lsp.WorkspaceEdit | None:
+    moves_by_ws: dict[Path, list[tuple[Path, Path]]] = {}
+    for item in params.files:
+        old, new = path_of(item.old_uri), path_of(item.new_uri)
+        if old is None or new is None:
+            continue
+        moves_by_ws.setdefault(ls.workspace_for(old).root, []).append((old, new))
+    total = refactor.WorkspaceChange()
+    for root, moves in moves_by_ws.items():
+        change = refactor.file_moves(ls.roots[root], moves)
+        for path, edits in change.edits.items():
+            for edit in edits:
+                total.add(path, edit.range, edit.new_text)
+    if not total.edits:
+        return None
+    # The editor performs the moves itself: the edit carries only the text changes.
+    return workspace_edit(ls, total)
+
+
+def did_rename_files(ls: EaselServer, params: lsp.RenameFilesParams) -> None:
+    """The moves landed: forget the old and new paths and re-check what read them (the
+    watched-file events that usually follow clear what was deleted)."""
+    from easel_ls.server.features.diagnostics import recheck
+
+    to_check: set[Path] = set()
+    for item in params.files:
+        for uri in (item.old_uri, item.new_uri):
+            path = path_of(uri)
+            if path is None:
+                continue
+            ws = ls.workspace_for(path)
+            ws.forget(path)
+            ws.forget(path / "SKILL.md")  # a skill folder moved: the skills index differs
+            to_check |= {p for p in ws.dependents.get(path, set()) if p.exists()}
+    recheck(ls, to_check)
+
+
+def supports_file_renames(ls: EaselServer) -> bool:
+    workspace = ls.client_capabilities.workspace
+    edit = workspace.workspace_edit if workspace else None
+    operations = edit.resource_operations if edit else None
+    return bool(
+        edit
+        and edit.document_changes
+        and operations
+        and lsp.ResourceOperationKind.Rename in operations
+    )
+
+
+def workspace_edit(ls: EaselServer, change: refactor.WorkspaceChange) -> lsp.WorkspaceEdit:
+    conv = ls.converter()
+    workspace = ls.client_capabilities.workspace
+    edit_caps = workspace.workspace_edit if workspace else None
+    per_file = {
+        path: [lsp.TextEdit(range=conv.range(path, e.range), new_text=e.new_text) for e in edits]
+        for path, edits in change.sorted_edits().items()
+    }
+    if not (edit_caps and edit_caps.document_changes):
+        return lsp.WorkspaceEdit(changes={uri_of(p): e for p, e in per_file.items()})
+    changes: list[lsp.TextDocumentEdit | lsp.RenameFile] = []
+    for path, edits in per_file.items():
+        uri = uri_of(path)
+        opened = ls.workspace.text_documents.get(uri)
+        version = opened.version if opened is not None else None
+        changes.append(
+            lsp.TextDocumentEdit(
+                text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+                edits=list(edits),
+            )
+        )
+    for old, new in change.renames:
+        changes.append(lsp.RenameFile(old_uri=uri_of(old), new_uri=uri_of(new)))
+    return lsp.WorkspaceEdit(document_changes=changes)
+
+
+def register(server: EaselServer) -> None:
+    @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+    def on_references(ls: EaselServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
+        return references(ls, params)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
+    def on_highlight(
+        ls: EaselServer, params: lsp.DocumentHighlightParams
+    ) -> list[lsp.DocumentHighlight]:
+        return highlights(ls, params)
+
+    @server.feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME)
+    def on_prepare_rename(
+        ls: EaselServer, params: lsp.PrepareRenameParams
+    ) -> lsp.PrepareRenamePlaceholder | None:
+        return prepare_rename(ls, params)
+
+    @server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))
+    def on_rename(ls: EaselServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
+        return rename(ls, params)
+
+    @server.feature(
+        lsp.WORKSPACE_WILL_RENAME_FILES, lsp.FileOperationRegistrationOptions(filters=MOVE_FILTERS)
+    )
+    def on_will_rename(ls: EaselServer, params: lsp.RenameFilesParams) -> lsp.WorkspaceEdit | None:
+        return will_rename_files(ls, params)
+
+    @server.feature(
+        lsp.WORKSPACE_DID_RENAME_FILES, lsp.FileOperationRegistrationOptions(filters=MOVE_FILTERS)
+    )
+    def on_did_rename(ls: EaselServer, params: lsp.RenameFilesParams) -> None:
+        did_rename_files(ls, params)

@@ -1,0 +1,760 @@
+"""The script ↔ docs graph: which documented command words use which `add_argument` /
+`add_parser`, and which Markdown paths point at which file. References, rename, file moves,
+code lenses and highlights are questions to this graph (``services/refactor.py`` turns them
+into edits).
+
+The graph is read statically, like every rule: scripts through the argparse model, documents
+through the command model, paths resolved as navigation and the RS rules resolve them. It is
+kept per workspace and refreshed document by document by content hash, so a question on a
+1000-skill workspace costs the documents that changed, not the workspace.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import weakref
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from easel_ls.findings import Position, Range
+from easel_ls.model.argmatch import ArgToken, positional_owners
+from easel_ls.model.text import TextDocument
+from easel_ls.rules.context import Context, FileKind, classify, script_model
+from easel_ls.services.lenses import Lens, LocationArg
+from easel_ls.services.navigation import (
+    FileLink,
+    document_links,
+    markdown_context,
+)
+from easel_ls.workspace import Workspace
+
+if TYPE_CHECKING:
+    from easel_ls.model.argparse_model import OptionSpec, ParserModel
+    from easel_ls.model.commands import Invocation, Word
+
+DefinitionKind = Literal["option", "subcommand", "positional"]
+SHOW_REFERENCES = "easel-ls.showReferences"
+_CALLS = {"add_argument": "argument", "add_parser": "parser"}
+
+
+@dataclass(frozen=True)
+class Definition:
+    """An `add_argument` (option or positional) or `add_parser` call of a script; one call
+    a helper makes for several parsers is one definition."""
+
+    script: Path
+    kind: DefinitionKind
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class ArgUse:
+    """A word of a documented command that names a definition."""
+
+    doc: Path
+    range: Range  # the name as written; an option's `=value` is left out
+    written: str
+    name: str  # what it stands for: the full flag (abbreviations expanded) or subcommand name
+    target: Definition
+    command: int  # which command of the document (to count commands)
+
+
+@dataclass(frozen=True)
+class ScriptDefinition:
+    """One definition as the script writes it."""
+
+    target: Definition
+    names: tuple[str, ...]  # flags; subcommand name and aliases; a positional's dest
+    literals: dict[str, Range]  # name -> its string literal's range (quotes excluded)
+    call: Range  # the call, from its first character to the end of its first line
+    help: str | None
+    derived_dest: str | None  # an option's dest when argparse derives it from a flag
+    dest_insert_at: Position | None  # after the last flag literal (to pin a derived dest)
+    parsers: tuple[str, ...]  # the subcommand paths of the parsers that hold it ("" = main)
+
+
+@dataclass
+class _DocEntry:
+    content_hash: str
+    scripts: dict[Path, int]  # script -> id of the model the uses were read from
+    uses: list[ArgUse]
+    files: list[FileLink]
+
+
+@dataclass
+class GraphIndex:
+    docs: dict[Path, _DocEntry] = field(default_factory=dict)
+    _by_target: dict[Definition, list[ArgUse]] | None = None
+    _by_file: dict[Path, list[tuple[Path, FileLink]]] | None = None
+
+    def uses_of(self, target: Definition) -> list[ArgUse]:
+        if self._by_target is None:
+            by_target: dict[Definition, list[ArgUse]] = {}
+            for entry in self.docs.values():
+                for use in entry.uses:
+                    by_target.setdefault(use.target, []).append(use)
+            self._by_target = by_target
+        return self._by_target.get(target, [])
+
+    def uses_by_target(self) -> dict[Definition, list[ArgUse]]:
+        self.uses_of(Definition(Path(), "option", -1, -1))
+        assert self._by_target is not None
+        return self._by_target
+
+    def links_to(self, target: Path) -> list[tuple[Path, FileLink]]:
+        if self._by_file is None:
+            by_file: dict[Path, list[tuple[Path, FileLink]]] = {}
+            for doc, entry in self.docs.items():
+                for link in entry.files:
+                    by_file.setdefault(link.target, []).append((doc, link))
+            self._by_file = by_file
+        return self._by_file.get(target, [])
+
+    def all_links(self) -> Iterator[tuple[Path, FileLink]]:
+        for doc, entry in self.docs.items():
+            for link in entry.files:
+                yield doc, link
+
+
+# Per workspace (by identity: a Workspace is an unhashable dataclass), dropped with it.
+_INDEXES: dict[int, GraphIndex] = {}
+
+
+# -- the index ------------------------------------------------------------------------------
+
+
+def markdown_documents(ws: Workspace) -> list[Path]:
+    """Every SKILL.md and `references/**/*.md` of the workspace's skills."""
+    found = []
+    for skill in ws.skills.values():
+        found.append(skill.skill_md)
+        found.extend(ws.list_dir(skill.folder / "references", "*.md", recursive=True))
+    found.extend(p for p in ws.overlays if p.suffix == ".md" and p not in set(found))
+    return found
+
+
+def graph(ws: Workspace) -> GraphIndex:
+    """The workspace's graph, brought up to date with the documents' and scripts' current text."""
+    index = _INDEXES.get(id(ws))
+    if index is None:
+        index = _INDEXES[id(ws)] = GraphIndex()
+        weakref.finalize(ws, _INDEXES.pop, id(ws), None)
+    current_models: dict[Path, int] = {}
+    changed = False
+    wanted = markdown_documents(ws)
+    for path in wanted:
+        found = ws.read(path).doc
+        entry = index.docs.get(path)
+        if found is None:
+            if entry is not None:
+                del index.docs[path]
+                changed = True
+            continue
+        if (
+            entry is not None
+            and entry.content_hash == found.content_hash
+            and all(_model_id(ws, s, current_models) == i for s, i in entry.scripts.items())
+        ):
+            continue
+        index.docs[path] = _index_document(ws, found, current_models)
+        changed = True
+    for gone in index.docs.keys() - set(wanted):
+        del index.docs[gone]
+        changed = True
+    if changed:
+        index._by_target = None
+        index._by_file = None
+    return index
+
+
+def _model_id(ws: Workspace, script: Path, memo: dict[Path, int]) -> int:
+    known = memo.get(script)
+    if known is None:
+        model = script_model(ws, script) if ws.exists(script) else None
+        known = memo[script] = id(model) if model is not None else 0
+    return known
+
+
+def _index_document(ws: Workspace, doc: TextDocument, models: dict[Path, int]) -> _DocEntry:
+    ctx = markdown_context(ws, doc)
+    entry = _DocEntry(doc.content_hash, {}, [], [])
+    if ctx is None:
+        return entry
+    entry.files = document_links(ws, doc)
+    for number, inv in enumerate(ctx.invocations):
+        script = _resolved_script(ctx, inv)
+        if script is None:
+            continue
+        entry.scripts[script] = _model_id(ws, script, models)
+        entry.uses.extend(command_uses(ctx, inv, script, number))
+    return entry
+
+
+def _resolved_script(ctx: Context, inv: Invocation) -> Path | None:
+    from easel_ls.services.navigation import _script_path
+
+    return _script_path(ctx, inv)
+
+
+def command_uses(ctx: Context, inv: Invocation, script: Path, number: int) -> list[ArgUse]:
+    """The words of one command that name a definition of ``script``, walking subcommands as
+    argparse does: a subcommand word descends; an option matches its parser or an enclosing
+    one (exactly, or as the unique prefix argparse accepts); a value is never a subcommand."""
+    model = script_model(ctx.workspace, script)
+    if model is None or model.parser is None:
+        return []
+    uses: list[ArgUse] = []
+    parsers = [model.parser]
+    skip = 0
+    options_done = False
+    for word in inv.args:
+        if skip:
+            skip -= 1
+            continue
+        if word.placeholder:
+            continue
+        current = parsers[-1]
+        text = word.text
+        if text == "--":
+            options_done = True
+            continue
+        sub = current.subcommand(text) if not text.startswith("-") or options_done else None
+        if sub is not None:
+            rng = _name_range(word, len(text))
+            if rng is not None:
+                target = Definition(script, "subcommand", sub.line, sub.column)
+                uses.append(ArgUse(ctx.path, rng, text, text, target, number))
+            parsers.append(sub)
+            continue
+        if options_done or len(text) < 2 or text[0] not in current.prefix_chars:
+            continue
+        flag = text.split("=", 1)[0]
+        for parser in reversed(parsers):
+            found = _match_option(parser, flag)
+            if found is None:
+                continue
+            option, name = found
+            rng = _name_range(word, len(flag))
+            if rng is not None:
+                target = Definition(script, "option", option.line, option.column)
+                uses.append(ArgUse(ctx.path, rng, flag, name, target, number))
+            if "=" not in text and option.takes_value:
+                nargs = option.nargs
+                skip = 1 if nargs is None else nargs if isinstance(nargs, int) else 0
+            break
+    tokens = [ArgToken(w.text, w.placeholder, w.optional) for w in inv.args]
+    for index, spec in positional_owners(model.parser, tokens).items():
+        word = inv.args[index]
+        target = Definition(script, "positional", spec.line, spec.column)
+        uses.append(ArgUse(ctx.path, word.range, word.text, spec.dest, target, number))
+    return uses
+
+
+def _match_option(parser: ParserModel, flag: str) -> tuple[OptionSpec, str] | None:
+    exact = parser.find_option(flag)
+    if exact is not None:
+        return exact, flag
+    if not parser.allow_abbrev or not flag.startswith("--"):
+        return None
+    # argparse accepts a unique prefix of a long option.
+    matches: dict[int, tuple[OptionSpec, str]] = {}
+    for option in parser.options:
+        for candidate in option.flags:
+            if candidate.startswith(flag):
+                matches.setdefault(id(option), (option, candidate))
+    return next(iter(matches.values())) if len(matches) == 1 else None
+
+
+def _name_range(word: Word, length: int) -> Range | None:
+    """The range of the first ``length`` characters of the word's text, where it is written
+    as is (optionally inside quotes); None when shell quoting makes it ambiguous."""
+    name = word.text[:length]
+    start = word.range.start
+    if word.raw.startswith(name):
+        offset = 0
+    elif word.raw[:1] in "\"'" and word.raw[1:].startswith(name):
+        offset = 1
+    else:
+        return None
+    begin = start.character + offset
+    return Range(Position(start.line, begin), Position(start.line, begin + length))
+
+
+# -- the script side ------------------------------------------------------------------------
+
+
+def script_definitions(ws: Workspace, script: Path) -> list[ScriptDefinition]:
+    """Every definition of ``script`` its argparse model knows, with the literals that name it."""
+    doc = ws.read(script).doc
+    if doc is None:
+        return []
+    model = script_model(ws, script)
+    root = model.parser if model is not None else None
+    if root is None:
+        return []
+    return ws.artefact("graph-definitions", doc, lambda: _definitions(doc, root))
+
+
+def _definitions(doc: TextDocument, root: ParserModel) -> list[ScriptDefinition]:
+    try:
+        tree = ast.parse(doc.text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    calls: dict[tuple[int, int], list[ast.Call]] = {}
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _CALLS
+        ):
+            # Where the model anchors the definition: an argument at its first name, a
+            # subcommand at the call.
+            anchor: ast.expr = node
+            if node.func.attr == "add_argument" and node.args:
+                anchor = node.args[0]
+            start = (anchor.lineno - 1, _char_column(doc, anchor.lineno - 1, anchor.col_offset))
+            calls.setdefault(start, []).append(node)
+    found: dict[Definition, ScriptDefinition] = {}
+    paths = _parser_paths(root)
+    for parser in root.walk():
+        where = paths.get(id(parser), "")
+        for option in parser.options:
+            if option.action == "help" and (option.line, option.column) == (
+                parser.line,
+                parser.column,
+            ):
+                continue  # the implicit -h/--help argparse adds: nothing to rename or count
+            target = Definition(doc.path, "option", option.line, option.column)
+            _add(found, doc, calls, target, option.flags, option.help, where, option)
+        for positional in parser.positionals:
+            target = Definition(doc.path, "positional", positional.line, positional.column)
+            _add(found, doc, calls, target, (positional.dest,), positional.help, where, None)
+        if parser.subparsers is not None:
+            names: dict[int, list[str]] = {}
+            models: dict[int, ParserModel] = {}
+            for name, child in parser.subparsers.choices.items():
+                names.setdefault(id(child), []).append(name)
+                models[id(child)] = child
+            for key, child in models.items():
+                target = Definition(doc.path, "subcommand", child.line, child.column)
+                help_text = parser.subparsers.help.get(child.name or names[key][0])
+                _add(found, doc, calls, target, tuple(names[key]), help_text, where, None)
+    return sorted(found.values(), key=lambda d: (d.target.line, d.target.column))
+
+
+def _parser_paths(root: ParserModel) -> dict[int, str]:
+    """Each parser's subcommand path (`render`, `batch run`; "" for the main parser)."""
+    paths = {id(root): ""}
+    stack = [root]
+    while stack:
+        parser = stack.pop()
+        if parser.subparsers is None:
+            continue
+        for child in parser.subparsers.choices.values():
+            if id(child) not in paths:
+                base = paths[id(parser)]
+                paths[id(child)] = f"{base} {child.name}".strip()
+                stack.append(child)
+    return paths
+
+
+def _add(
+    found: dict[Definition, ScriptDefinition],
+    doc: TextDocument,
+    calls: dict[tuple[int, int], list[ast.Call]],
+    target: Definition,
+    names: tuple[str, ...],
+    help_text: str | None,
+    where: str,
+    option: OptionSpec | None,
+) -> None:
+    known = found.get(target)
+    if known is not None:
+        if where not in known.parsers:
+            found[target] = _with_parser(known, where)
+        return
+    kind = "parser" if target.kind == "subcommand" else "argument"
+    node = _call_for(calls.get((target.line, target.column), []), kind, names)
+    literals: dict[str, Range] = {}
+    insert_at = None
+    explicit_dest = False
+    if node is not None:
+        for constant in _name_constants(node, kind):
+            rng = _literal_range(doc, constant)
+            if rng is not None and isinstance(constant.value, str):
+                literals.setdefault(constant.value, rng)
+        explicit_dest = any(k.arg == "dest" for k in node.keywords)
+        last = [a for a in node.args if isinstance(a, ast.Constant)]
+        if last and last[-1].end_lineno is not None and last[-1].end_col_offset is not None:
+            line = last[-1].end_lineno - 1
+            insert_at = Position(line, _char_column(doc, line, last[-1].end_col_offset))
+    line, column = target.line, target.column
+    if node is not None:
+        line = node.lineno - 1
+        column = _char_column(doc, line, node.col_offset)
+    line_text = doc.line_text(line) if line < doc.line_count else ""
+    call = Range(Position(line, column), Position(line, len(line_text)))
+    derived = None
+    if option is not None and not explicit_dest:
+        derived = option.dest
+    found[target] = ScriptDefinition(
+        target, names, literals, call, help_text, derived, insert_at, (where,)
+    )
+
+
+def _with_parser(known: ScriptDefinition, where: str) -> ScriptDefinition:
+    return ScriptDefinition(
+        known.target,
+        known.names,
+        known.literals,
+        known.call,
+        known.help,
+        known.derived_dest,
+        known.dest_insert_at,
+        (*known.parsers, where),
+    )
+
+
+def _call_for(nodes: list[ast.Call], kind: str, names: tuple[str, ...]) -> ast.Call | None:
+    candidates = [
+        n for n in nodes if isinstance(n.func, ast.Attribute) and _CALLS[n.func.attr] == kind
+    ]
+    for node in candidates:
+        values = {c.value for c in _name_constants(node, kind)}
+        if values & set(names):
+            return node
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def _name_constants(node: ast.Call, kind: str) -> Iterator[ast.Constant]:
+    if kind == "argument":
+        yield from (a for a in node.args if isinstance(a, ast.Constant))
+        return
+    first = (
+        node.args[0]
+        if node.args
+        else next((k.value for k in node.keywords if k.arg == "name"), None)
+    )
+    if isinstance(first, ast.Constant):
+        yield first
+    for keyword in node.keywords:
+        if keyword.arg == "aliases" and isinstance(keyword.value, (ast.List, ast.Tuple)):
+            yield from (e for e in keyword.value.elts if isinstance(e, ast.Constant))
+
+
+def _literal_range(doc: TextDocument, node: ast.Constant) -> Range | None:
+    """The range of a string literal's text inside its quotes, when the source writes the
+    value exactly (no prefix, escape, concatenation or line break)."""
+    if node.end_lineno != node.lineno or node.end_col_offset is None:
+        return None
+    line = node.lineno - 1
+    start = _char_column(doc, line, node.col_offset)
+    end = _char_column(doc, line, node.end_col_offset)
+    source = doc.line_text(line)[start:end]
+    value = node.value
+    if not isinstance(value, str) or len(source) != len(value) + 2:
+        return None
+    if source[0] not in "\"'" or source[-1] != source[0] or source[1:-1] != value:
+        return None
+    return Range(Position(line, start + 1), Position(line, end - 1))
+
+
+def _char_column(doc: TextDocument, line: int, byte_offset: int) -> int:
+    if line >= doc.line_count:
+        return byte_offset
+    encoded = doc.line_text(line).encode("utf-8", errors="surrogatepass")
+    return len(encoded[:byte_offset].decode("utf-8", errors="ignore"))
+
+
+# -- what is under the cursor ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """What a position names in the graph."""
+
+    kind: Literal["option", "subcommand", "positional", "file", "skill"]
+    range: Range  # the word under the cursor
+    name: str  # the flag / subcommand / dest; a file's path; a skill's name
+    definition: ScriptDefinition | None = None
+    path: Path | None = None  # the file (kind "file"); the skill folder (kind "skill")
+
+
+def symbol_at(ws: Workspace, doc: TextDocument, position: Position) -> Symbol | None:
+    kind, skill = classify(ws, doc.path)
+    if kind is FileKind.SCRIPT:
+        return _script_symbol(ws, doc, position)
+    if kind not in (FileKind.SKILL, FileKind.REFERENCE):
+        return None
+    index = graph(ws)
+    entry = index.docs.get(doc.path)
+    if entry is not None and entry.content_hash == doc.content_hash:
+        for use in entry.uses:
+            if _contains(use.range, position):
+                definition = definition_of(ws, use.target)
+                if definition is not None:
+                    return Symbol(use.target.kind, use.range, use.name, definition)
+        for link in entry.files:
+            if _contains(link.range, position):
+                return Symbol("file", link.range, ws.rel(link.target), None, link.target)
+    if kind is FileKind.SKILL and skill is not None:
+        name = _skill_name_at(ws, doc, position)
+        if name is not None:
+            return Symbol("skill", name[1], name[0], None, skill.folder)
+    mention = _skill_mention_at(ws, doc, position)
+    if mention is not None:
+        return mention
+    if kind is FileKind.REFERENCE:
+        return Symbol("file", Range(position, position), ws.rel(doc.path), None, doc.path)
+    return None
+
+
+def definition_of(ws: Workspace, target: Definition) -> ScriptDefinition | None:
+    for definition in script_definitions(ws, target.script):
+        if definition.target == target:
+            return definition
+    return None
+
+
+def _script_symbol(ws: Workspace, doc: TextDocument, position: Position) -> Symbol | None:
+    for definition in script_definitions(ws, doc.path):
+        for name, rng in definition.literals.items():
+            if _contains(rng, position):
+                return Symbol(definition.target.kind, rng, name, definition)
+    for definition in script_definitions(ws, doc.path):
+        if _contains(definition.call, position) and definition.names:
+            name = definition.names[0]
+            rng = definition.literals.get(name, definition.call)
+            return Symbol(definition.target.kind, rng, name, definition)
+    return None
+
+
+def _skill_name_at(
+    ws: Workspace, doc: TextDocument, position: Position
+) -> tuple[str, Range] | None:
+    found = skill_name_node(ws, doc)
+    if found is not None and _contains(found[1], position):
+        return found
+    return None
+
+
+def skill_name_node(ws: Workspace, doc: TextDocument) -> tuple[str, Range] | None:
+    """The `name:` value of a SKILL.md and its range (a plain scalar on one line)."""
+    ctx = markdown_context(ws, doc)
+    if ctx is None or ctx.kind is not FileKind.SKILL:
+        return None
+    item = ctx.frontmatter.get("name")
+    if item is None:
+        return None
+    node = item[1]
+    value = getattr(node, "value", None)
+    if not isinstance(value, str) or not value:
+        return None
+    rng = ctx.frontmatter.node_range(node)
+    written = doc.slice(rng)
+    if written != value:
+        offset = written.find(value)
+        if offset < 0 or rng.start.line != rng.end.line:
+            return None
+        start = rng.start.character + offset
+        rng = Range(Position(rng.start.line, start), Position(rng.start.line, start + len(value)))
+    return value, rng
+
+
+_NAME_WORD = re.compile(r"(?<![A-Za-z0-9_/.-])[a-z0-9]+(?:-[a-z0-9]+)*(?![A-Za-z0-9_/-])")
+
+
+def _skill_mention_at(ws: Workspace, doc: TextDocument, position: Position) -> Symbol | None:
+    if position.line >= doc.line_count:
+        return None
+    line = doc.line_text(position.line)
+    for match in _NAME_WORD.finditer(line):
+        if match.start() <= position.character <= match.end():
+            skill = ws.skills.get(match.group(0))
+            if skill is None:
+                return None
+            rng = Range(
+                Position(position.line, match.start()), Position(position.line, match.end())
+            )
+            return Symbol("skill", rng, skill.name, None, skill.folder)
+    return None
+
+
+def skill_mentions(ws: Workspace, name: str) -> list[tuple[Path, Range]]:
+    """Whole-word mentions of a skill name in every skill's Markdown (paths are not mentions:
+    a path moves with the folder)."""
+    pattern = re.compile(rf"(?<![A-Za-z0-9_/.-]){re.escape(name)}(?![A-Za-z0-9_/-])")
+    found = []
+    for path in markdown_documents(ws):
+        doc = ws.read(path).doc
+        if doc is None or name not in doc.text:
+            continue
+        own_name = skill_name_node(ws, doc) if path.name == "SKILL.md" else None
+        for match in pattern.finditer(doc.text):
+            rng = doc.range_of(match.start(), match.end())
+            if own_name is not None and own_name[1] == rng:
+                continue
+            found.append((path, rng))
+    return found
+
+
+# -- questions ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Place:
+    path: Path
+    range: Range
+
+
+def references(
+    ws: Workspace, doc: TextDocument, position: Position, include_declaration: bool = True
+) -> list[Place]:
+    symbol = symbol_at(ws, doc, position)
+    if symbol is None:
+        return []
+    return references_of(ws, symbol, include_declaration)
+
+
+def references_of(ws: Workspace, symbol: Symbol, include_declaration: bool = True) -> list[Place]:
+    places: list[Place] = []
+    if symbol.definition is not None:
+        definition = symbol.definition
+        if include_declaration:
+            rng = definition.literals.get(symbol.name) or next(
+                iter(definition.literals.values()), definition.call
+            )
+            places.append(Place(definition.target.script, rng))
+        uses = graph(ws).uses_of(definition.target)
+        if symbol.kind == "subcommand":
+            uses = [u for u in uses if u.name == symbol.name]
+        places.extend(Place(u.doc, u.range) for u in uses)
+    elif symbol.kind == "file" and symbol.path is not None:
+        places.extend(Place(doc, link.range) for doc, link in graph(ws).links_to(symbol.path))
+        if include_declaration:
+            places.insert(0, Place(symbol.path, Range.line_start(0)))
+    elif symbol.kind == "skill":
+        skill = ws.skills.get(symbol.name)
+        if include_declaration and skill is not None:
+            skill_doc = ws.read(skill.skill_md).doc
+            own = skill_name_node(ws, skill_doc) if skill_doc is not None else None
+            if own is not None:
+                places.append(Place(skill.skill_md, own[1]))
+        places.extend(Place(p, r) for p, r in skill_mentions(ws, symbol.name))
+    return _unique(places)
+
+
+def highlights(ws: Workspace, doc: TextDocument, position: Position) -> list[Range]:
+    """The cursor on an option or subcommand of a command: its uses in the same document."""
+    symbol = symbol_at(ws, doc, position)
+    if symbol is None or symbol.definition is None:
+        return []
+    entry = graph(ws).docs.get(doc.path)
+    if entry is None:
+        return []
+    target = symbol.definition.target
+    return sorted(
+        u.range
+        for u in entry.uses
+        if u.target == target and (symbol.kind != "subcommand" or u.name == symbol.name)
+    )
+
+
+# -- code lenses ----------------------------------------------------------------------------
+
+
+def code_lenses(ws: Workspace, doc: TextDocument) -> list[Lens]:
+    kind, _skill = classify(ws, doc.path)
+    if kind is FileKind.SCRIPT:
+        return _script_lenses(ws, doc)
+    return _command_lenses(ws, doc)
+
+
+def _script_lenses(ws: Workspace, doc: TextDocument) -> list[Lens]:
+    definitions = script_definitions(ws, doc.path)
+    if not definitions:
+        return []
+    index = graph(ws)
+    lenses = []
+    for definition in definitions:
+        if definition.target.kind == "positional":
+            continue
+        uses = index.uses_of(definition.target)
+        commands = {(u.doc, u.command) for u in uses}
+        skills = {_skill_key(ws, u.doc) for u in uses}
+        title = f"{_count(len(commands), 'command')} in {_count(len(skills), 'skill')}"
+        if not uses:
+            title = "no documented command"
+        anchor = definition.literals.get(definition.names[0]) if definition.names else None
+        where = anchor.start if anchor is not None else definition.call.start
+        locations = [LocationArg(u.doc, u.range) for u in uses]
+        arguments = (doc.path, where, locations) if uses else ()
+        lenses.append(Lens(definition.call, title, SHOW_REFERENCES if uses else "", arguments))
+    return lenses
+
+
+def _command_lenses(ws: Workspace, doc: TextDocument) -> list[Lens]:
+    """Above a command that calls a script's subcommand: that subcommand's help line."""
+    ctx = markdown_context(ws, doc)
+    if ctx is None:
+        return []
+    lenses = []
+    for inv in ctx.invocations:
+        script = _resolved_script(ctx, inv)
+        if script is None:
+            continue
+        subcommands = [
+            u for u in command_uses(ctx, inv, script, 0) if u.target.kind == "subcommand"
+        ]
+        if not subcommands:
+            continue
+        last = subcommands[-1]
+        definition = definition_of(ws, last.target)
+        if definition is None or not definition.help:
+            continue
+        path = " ".join(u.name for u in subcommands)
+        title = f"{script.name} {path}: {_one_line(definition.help)}"
+        line = inv.script.range.start.line
+        lenses.append(Lens(Range(Position(line, 0), Position(line, 0)), title))
+    return lenses
+
+
+def _one_line(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= 100 else flat[:99] + "…"
+
+
+def _skill_key(ws: Workspace, doc: Path) -> str:
+    skill = ws.skill_of(doc)
+    return skill.name if skill is not None else str(doc.parent)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+def _contains(rng: Range, position: Position) -> bool:
+    return rng.start <= position <= rng.end
+
+
+def _unique(places: Iterable[Place]) -> list[Place]:
+    seen: set[tuple[Path, Range]] = set()
+    out = []
+    for place in places:
+        key = (place.path, place.range)
+        if key not in seen:
+            seen.add(key)
+            out.append(place)
+    return out
+
+
+def relative_path(target: Path, base: Path) -> str:
+    return Path(os.path.relpath(target, base)).as_posix()
