@@ -5,6 +5,7 @@
 #   npm  code-server 4.100.3 and playwright-core 1.65.1, from the locks in tests/e2e/tools/,
 #        into $EASEL_E2E_TOOLS (default ~/.cache/easel-ls-e2e, outside the repo)
 #   vscode-extension: npm ci, strict tsc, esbuild, unit tests, vsce -> easel-ls-<version>.vsix
+#   and easel-ls-linux-x64-<version>.vsix with the server inside (its wheels fetched by pip)
 # Idempotent: installs are skipped when already done; only the .vsix is rebuilt (~5-10 s).
 # A tool that cannot be installed is reported and left out (its e2e test then skips, saying why);
 # a broken extension build fails the script.
@@ -106,5 +107,8 @@ if ! stamp_matches "$EXT/node_modules" "$EXT/package-lock.json"; then
   cp "$EXT/package-lock.json" "$EXT/node_modules/.installed-from"
 fi
 (cd "$EXT" && timed build-vsix npm run -s package) || exit 1
+# -- 5. the linux-x64 package: the server and its wheels in bundled/libs (pip's cache keeps it quick)
+(cd "$EXT" && timed build-vsix-linux-x64 bash scripts/package.sh --no-build linux-x64 >/dev/null) ||
+  exit 1
 ls "$EXT"/easel-ls-*.vsix >&2
 exit 0

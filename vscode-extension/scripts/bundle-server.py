@@ -104,7 +104,14 @@ def run(cmd: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--target", required=True, choices=sorted(TARGETS))
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--target", choices=sorted(TARGETS))
+    what.add_argument(
+        "--build-wheel",
+        type=Path,
+        metavar="DIR",
+        help="only build the easel_ls wheel into DIR and print its path (one wheel, many targets)",
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="default: bundled/libs")
     parser.add_argument(
         "--python", default=sys.executable, help="the Python whose pip builds and installs"
@@ -114,6 +121,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
+    if args.build_wheel:
+        args.build_wheel.mkdir(parents=True, exist_ok=True)
+        print(build_wheel(args.python, args.build_wheel.resolve()))
+        return 0
     out: Path = args.out.resolve()
     shutil.rmtree(out, ignore_errors=True)  # never mix in another target's binaries
     out.mkdir(parents=True)
