@@ -39,6 +39,7 @@ COMMANDS = {
     "server": "serve LSP over stdio (the default) or TCP",
     "rule": "print a rule's documentation (CODE or --all)",
     "sync": "mirror skills/openclaw/ and skills/shared/ into ~/.openclaw/workspace-easel/",
+    "report": "write the workspace as one self-contained HTML page (--html OUT)",
     "rename-option": "rename a script's option or subcommand and every documented use",
     "references": "list the documented uses of the option or subcommand at FILE:LINE",
 }
@@ -222,6 +223,61 @@ def rule_main(argv: Sequence[str]) -> int:
     return EXIT_CLEAN
 
 
+def report_main(argv: Sequence[str]) -> int:
+    """`easel-ls report --html OUT [--open] [PATH ...]`: the findings `check` reports (same
+    engine, config and cache), the skills per layer and the projects, as one HTML page."""
+    from easel_ls.config import ConfigError
+
+    parser = argparse.ArgumentParser(
+        prog="easel-ls report",
+        description="Write the workspace as one self-contained HTML page: findings by family "
+        "and by skill, skills per layer, projects and their pipelines, the top rules.",
+    )
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="what to check (default: .)")
+    parser.add_argument("--html", type=Path, required=True, metavar="OUT", help="file to write")
+    parser.add_argument("--open", action="store_true", help="open the page in the web browser")
+    parser.add_argument("--config", type=Path, help="use this config file instead of discovery")
+    parser.add_argument("--no-cache", action="store_true", help="check every file afresh")
+    args = parser.parse_args(argv)
+    check_argv = [*args.paths, "--no-progress", *(["--no-cache"] if args.no_cache else [])]
+    check_args = build_check_parser().parse_args(
+        check_argv + (["--config", str(args.config)] if args.config else [])
+    )
+    paths = [Path(p) for p in args.paths] or [Path.cwd()]
+    missing = [p for p in paths if not p.exists() and not p.is_symlink()]
+    if missing:
+        print(f"easel-ls: no such file or folder: {missing[0]}", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        workspace = open_workspace(check_args, paths)
+        findings = collect_findings(workspace, paths, check_args)
+    except ConfigError as exc:
+        print(f"easel-ls: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    from datetime import UTC, datetime
+
+    from easel_ls.fixes import atomic_write_bytes
+    from easel_ls.services.workspace_report import build_report
+
+    generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    page = build_report(workspace, findings, generated=generated)
+    # A new page gets the usual permissions (umask), not the temporary file's 0600.
+    umask = os.umask(0)
+    os.umask(umask)
+    mode = None if args.html.exists() else 0o666 & ~umask
+    try:
+        atomic_write_bytes(args.html, page.encode("utf-8"), mode=mode)
+    except OSError as exc:
+        print(f"easel-ls: cannot write {args.html}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"wrote {args.html}")
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(args.html.resolve().as_uri())
+    return EXIT_CLEAN
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -242,6 +298,8 @@ def _dispatch(argv: list[str]) -> int:
         return serve_main(argv[1:])
     if head == "rule":
         return rule_main(argv[1:])
+    if head == "report":
+        return report_main(argv[1:])
     if head == "sync":
         from easel_ls.sync import sync_main
 
