@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -96,6 +98,34 @@ def installed(dest: Path) -> dict[str, str]:
     return found
 
 
+def host_target() -> str | None:
+    """The VS Code target of this machine, when it is one of TARGETS."""
+    machine = platform.machine().lower()
+    arch = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(machine)
+    if sys.platform == "linux":
+        os_name = "linux" if platform.libc_ver()[0] == "glibc" else "alpine"
+    else:
+        os_name = {"darwin": "darwin", "win32": "win32"}.get(sys.platform, "")
+    target = f"{os_name}-{arch}"
+    return target if target in TARGETS else None
+
+
+def smoke_test(python: str, libs: Path) -> None:
+    """On a machine of the target, the bundle must import with the compiled parts and win over
+    any easel_ls the building Python has (the repo's venv has an editable one)."""
+    code = (
+        "import sys, easel_ls, easel_ls.cli, pygls.lsp.server, jsonschema, pyromark, yaml; "
+        f"assert easel_ls.__file__.startswith({str(libs)!r}), easel_ls.__file__; "
+        "assert yaml.__with_libyaml__, 'no libyaml'"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env.update(PYTHONPATH=str(libs), PYTHONNOUSERSITE="1")
+    done = subprocess.run([python, "-s", "-P", "-c", code], env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"bundle-server: {libs} does not import:\n{done.stderr}")
+    print(f"bundle-server: {libs.name} imports with {python}")
+
+
 def run(cmd: list[str]) -> None:
     done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if done.returncode != 0:
@@ -114,28 +144,30 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="default: bundled/libs")
     parser.add_argument(
-        "--python", default=sys.executable, help="the Python whose pip builds and installs"
-    )
-    parser.add_argument(
         "--wheel", type=Path, help="an easel_ls wheel to bundle instead of building one"
     )
     args = parser.parse_args(argv)
 
     if args.build_wheel:
         args.build_wheel.mkdir(parents=True, exist_ok=True)
-        print(build_wheel(args.python, args.build_wheel.resolve()))
+        print(build_wheel(sys.executable, args.build_wheel.resolve()))
         return 0
     out: Path = args.out.resolve()
     shutil.rmtree(out, ignore_errors=True)  # never mix in another target's binaries
     out.mkdir(parents=True)
     with tempfile.TemporaryDirectory(prefix="easel-ls-wheel-") as tmp:
-        wheel = args.wheel.resolve() if args.wheel else build_wheel(args.python, Path(tmp))
+        wheel = args.wheel.resolve() if args.wheel else build_wheel(sys.executable, Path(tmp))
         pythons = {}
         for version in pythons_for(args.target):
             folder = f"cp{version.replace('.', '')}"
-            install(args.python, wheel, args.target, version, out / folder)
+            install(sys.executable, wheel, args.target, version, out / folder)
             pythons[version] = {"path": folder, "packages": installed(out / folder)}
-            print(f"bundle-server: {args.target} {folder}: {len(pythons[version]['packages'])} packages")
+            print(
+                f"bundle-server: {args.target} {folder}: {len(pythons[version]['packages'])} packages"
+            )
+    running = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    if host_target() == args.target and running in pythons:
+        smoke_test(sys.executable, out / pythons[running]["path"])
     easel = {info["packages"].get("easel-ls") for info in pythons.values()}
     if len(easel) != 1 or None in easel:
         sys.exit(f"bundle-server: easel-ls missing or mixed versions in {out}: {easel}")
