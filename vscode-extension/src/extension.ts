@@ -90,7 +90,7 @@ async function start(): Promise<void> {
       // `easel-ls server` is the language server; the setting's arguments follow it.
       args: ["server", ...config.get<string[]>("server.args", [])],
     },
-    { bundledLibs, pythonInterpreter },
+    { bundledLibs, pythonInterpreter, trusted: vscode.workspace.isTrusted },
   );
   for (const line of tried) output.appendLine(`Passed over: ${line}`);
   if (!server) {

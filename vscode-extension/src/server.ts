@@ -47,6 +47,9 @@ export interface FindOptions {
   bundledLibs?: string;
   /** The interpreter selected in the Python extension, if it is installed. */
   pythonInterpreter?: () => Promise<string | undefined>;
+  /** Workspace trust: an untrusted workspace may have chosen that interpreter (its own venv),
+   * so it is not run there; python3 from PATH is. Default: trusted. */
+  trusted?: boolean;
   platform?: NodeJS.Platform;
   searchPath?: string;
   /** The `PYTHONPATH` the server would inherit (the bundled libs go before it). */
@@ -77,7 +80,14 @@ export async function findServer(
   }
   const platform = options.platform ?? process.platform;
   const searchPath = options.searchPath ?? process.env.PATH ?? "";
-  const selected = await (options.pythonInterpreter?.() ?? Promise.resolve(undefined));
+  let selected: string | undefined;
+  if (options.trusted === false) {
+    if (options.pythonInterpreter) {
+      tried.push("the Python extension's interpreter: not run in an untrusted workspace");
+    }
+  } else {
+    selected = await options.pythonInterpreter?.();
+  }
 
   const bundle = options.bundledLibs ? readBundle(options.bundledLibs) : undefined;
   if (!bundle) {

@@ -256,3 +256,20 @@ test("a file that is not executable is not a server", () => {
   fs.writeFileSync(path.join(dir, "easel-ls"), "", { mode: 0o644 });
   assert.equal(which("easel-ls", dir), undefined);
 });
+
+test("untrusted workspace: the Python extension's interpreter is not run, python3 on PATH is", async () => {
+  const selected = fakePython(tmp(), "python", "3.12");
+  const onPath = tmp();
+  const python3 = fakePython(onPath, "python3", "3.11");
+  const { server, tried } = await findServer(settings, {
+    bundledLibs: fakeBundle(),
+    pythonInterpreter: async () => selected,
+    trusted: false,
+    searchPath: onPath,
+    platform: "linux",
+  });
+  assert.equal(server.command, python3);
+  assert.deepEqual(tried, [
+    "the Python extension's interpreter: not run in an untrusted workspace",
+  ]);
+});
