@@ -173,7 +173,7 @@ def render_html(
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{e(csp)}">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'  # no " < & in it
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>Easel report · {e(root.name)}</title>\n"
         f"<style>{style}</style>\n</head>\n<body>\n<main>\n"
