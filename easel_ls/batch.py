@@ -45,7 +45,6 @@ def _check_paths(
     jobs: int | None,
 ) -> Iterator[Finding]:
     explicit = {p.resolve() for p in paths if p.is_file()}
-    spec = (workspace.root, workspace.config.init_args)
     misses: list[tuple[Path, FileKind]] = []
     primer: _ScriptPrimer | None = None
     try:
@@ -63,15 +62,15 @@ def _check_paths(
                 if workers > 1:
                     # A large run that will use worker processes: they parse the shared scripts
                     # (which most documents call) while this process is still walking the tree.
-                    primer = _ScriptPrimer(spec, _shared_python_scripts(workspace), workers)
+                    primer = _ScriptPrimer(workspace, _shared_python_scripts(workspace), workers)
         workers = _worker_count(jobs, len(misses))
         if workers > 1:
             # While the primer's processes parse the scripts: what each forked worker needs.
-            _prepare_for_workers(workspace, misses)
+            _prepare_for_workers(workspace)
             if primer is not None:
                 primed, primer = primer.result(), None
             else:
-                primed = _analyse_scripts_in_parallel(spec, misses, workers)
+                primed = _analyse_scripts_in_parallel(workspace, misses, workers)
             yield from _check_parallel(workspace, misses, workers, progress, cache, primed)
             return
     finally:
@@ -142,16 +141,21 @@ def _check_parallel(
         _FORKED_WORKSPACES.pop(workspace.root, None)
 
 
-def _prepare_for_workers(workspace: Workspace, misses: list[tuple[Path, FileKind]]) -> None:
+def _prepare_for_workers(workspace: Workspace) -> None:
     """Do once in the parent what each forked worker would otherwise do on its own: import the
-    rules, models and jsonschema when there are manifests to validate (where no bytecode cache
-    can be written, every import compiles) and decide which shared modules (content_guard ...)
-    to load."""
-    if any(kind is FileKind.MANIFEST for _, kind in misses):
-        import jsonschema  # noqa: F401  (the manifest schema)
-
+    rules and models (where no bytecode cache can be written, every import compiles) and decide
+    which shared modules (content_guard ...) to load. jsonschema is left out: the precheck
+    settles almost every manifest without it, and the rare worker that needs it imports it."""
     from easel_ls import schemas, suppressions  # noqa: F401
-    from easel_ls.model import argmatch, commands, frontmatter, json_doc, markdown  # noqa: F401
+    from easel_ls.model import (  # noqa: F401
+        argmatch,
+        argparse_model,
+        commands,
+        frontmatter,
+        json_doc,
+        markdown,
+        script_facts,
+    )
     from easel_ls.vendor import load_shared
 
     load_rules()
@@ -166,20 +170,25 @@ PrimedScripts = list[tuple[Path, str, dict[str, Any]]]
 
 
 def _analyse_scripts_in_parallel(
-    spec: tuple[Path, tuple[Any, ...]], misses: list[tuple[Path, FileKind]], workers: int
+    workspace: Workspace, misses: list[tuple[Path, FileKind]], workers: int
 ) -> PrimedScripts:
     """The argparse models (and script facts) of the Python scripts to check, each built once
-    by one of ``workers`` processes. Most documents call scripts: without this every worker
-    would parse every script it meets, and parsing is most of a script's cost."""
+    by one of ``workers`` processes (this one included). Most documents call scripts: without
+    this every worker would parse every script it meets, and parsing is most of a script's
+    cost."""
     scripts = [path for path, kind in misses if kind is FileKind.SCRIPT and path.suffix == ".py"]
-    return _ScriptPrimer(spec, scripts, workers).result()
+    return _ScriptPrimer(workspace, scripts, workers).result()
 
 
 class _ScriptPrimer:
-    """Script models being built in worker processes (see ``_analyse_scripts_in_parallel``);
-    started early, it works while the parent process is busy with something else."""
+    """Script models being built (see ``_analyse_scripts_in_parallel``) by ``workers - 1``
+    processes started early, which work while this process is still busy (walking the tree,
+    importing the rules), and by this process once it is free. Scripts are taken one at a
+    time, largest first, from a shared counter, so no process is left with a long last share
+    while the others idle. What this process builds stays in its workspace, which the check's
+    forked workers inherit."""
 
-    def __init__(self, spec: tuple[Path, tuple[Any, ...]], scripts: list[Path], workers: int):
+    def __init__(self, workspace: Workspace, scripts: list[Path], workers: int):
         from concurrent.futures import Future, ProcessPoolExecutor
 
         def size(path: Path) -> int:
@@ -188,27 +197,69 @@ class _ScriptPrimer:
             except OSError:
                 return 0
 
-        # Largest first, dealt round-robin: every process gets a similar share of the parsing.
-        by_size = sorted(scripts, key=size, reverse=True)
-        shares = [by_size[i::workers] for i in range(workers) if by_size[i::workers]]
+        self._workspace = workspace
+        self._spec = (workspace.root, workspace.config.init_args)
+        self._scripts = sorted(scripts, key=size, reverse=True)
         self._pool = None
-        if len(scripts) > 1:
-            self._pool = ProcessPoolExecutor(len(shares), mp_context=_process_context())
         self._futures: list[Future[PrimedScripts]] = []
-        if self._pool is not None:
-            self._futures = [self._pool.submit(_analyse_scripts, spec, share) for share in shares]
+        self._next: Any = None
+        helpers = min(workers, len(self._scripts)) - 1
+        if helpers < 1:
+            return
+        context = _process_context()
+        shares: list[list[Path] | None]
+        if context.get_start_method() == "fork":
+            # The counter of the next script to take, inherited by the forked helpers.
+            self._next = context.Value("i", 0)
+            shares = [None] * helpers
+        else:  # spawned helpers share nothing: fixed shares, dealt round-robin
+            count = helpers + 1
+            shares = [self._scripts[i::count] for i in range(1, count)]
+            self._scripts = self._scripts[0::count]
+        global _PRIMER_QUEUE
+        _PRIMER_QUEUE = (self._scripts, self._next)
+        try:
+            self._pool = ProcessPoolExecutor(helpers, mp_context=context)
+            self._futures = [
+                self._pool.submit(_analyse_scripts, self._spec, share) for share in shares
+            ]
+        finally:
+            _PRIMER_QUEUE = None
 
     def result(self) -> PrimedScripts:
-        if self._pool is None:
-            return []
+        """Every script model: this process takes scripts too until none is left, then
+        collects the helpers' (its own are in its workspace already, and listed as well)."""
         try:
-            return [item for future in self._futures for item in future.result()]
+            own = _analyse_queue(self._workspace, self._scripts, self._next, keep=True)
+            if self._pool is None:
+                return own
+            return own + [item for future in self._futures for item in future.result()]
         finally:
-            self._pool.shutdown()
+            if self._pool is not None:
+                self._pool.shutdown()
 
     def cancel(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+# The scripts a forked primer helper takes from, and the shared counter (see _ScriptPrimer).
+_PRIMER_QUEUE: tuple[list[Path], Any] | None = None
+
+
+def _take(scripts: list[Path], counter: Any) -> Iterator[Path]:
+    """The scripts this process takes: all of them (no counter), else the next free one each
+    time, until none is left."""
+    if counter is None:
+        yield from scripts
+        return
+    while True:
+        with counter.get_lock():
+            index = counter.value
+            counter.value = index + 1
+        if index >= len(scripts):
+            return
+        yield scripts[index]
 
 
 def _shared_python_scripts(workspace: Workspace) -> list[Path]:
@@ -220,15 +271,30 @@ def _shared_python_scripts(workspace: Workspace) -> list[Path]:
     ]
 
 
-def _analyse_scripts(spec: tuple[Path, tuple[Any, ...]], scripts: list[Path]) -> PrimedScripts:
-    """Worker: build the script models of ``scripts``: the argparse model (and the script facts
-    from the same parse) of a script some SKILL.md names, the script facts alone of the others.
-    Only a guess of what the check will ask for: a model it needs and finds missing is built
-    where it is needed, the same model."""
-    workspace = _worker_workspace(spec)
-    named = _named_in_skill_files(workspace, {path.name for path in scripts})
+def _analyse_scripts(
+    spec: tuple[Path, tuple[Any, ...]], scripts: list[Path] | None
+) -> PrimedScripts:
+    """Primer helper: build the script models of ``scripts`` (None: take them from the
+    inherited queue, see ``_ScriptPrimer``)."""
+    counter = None
+    if scripts is None:
+        assert _PRIMER_QUEUE is not None
+        scripts, counter = _PRIMER_QUEUE
+    return _analyse_queue(_worker_workspace(spec), scripts, counter, keep=False)
+
+
+def _analyse_queue(
+    workspace: Workspace, scripts: list[Path], counter: Any, *, keep: bool
+) -> PrimedScripts:
+    """The argparse model (and the script facts from the same parse) of a script some
+    SKILL.md names, the script facts alone of the others; ``keep``: leave them (and the text)
+    in ``workspace``. Only a guess of what the check will ask for: a model it needs and finds
+    missing is built where it is needed, the same model."""
+    named: set[str] | None = None
     out = []
-    for path in scripts:
+    for path in _take(scripts, counter):
+        if named is None:
+            named = _named_in_skill_files(workspace, {path.name for path in scripts})
         text = workspace.read(path)
         try:
             if text.doc is None:
@@ -241,7 +307,8 @@ def _analyse_scripts(spec: tuple[Path, tuple[Any, ...]], scripts: list[Path]) ->
         except Exception:  # left to the check, which reports it as EZ003 on the right file
             continue
         out.append((path, text.doc.content_hash, workspace.artefacts_of(path)))
-        workspace.release(path, keep=frozenset())
+        if not keep:
+            workspace.release(path, keep=frozenset())
     return out
 
 

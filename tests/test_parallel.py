@@ -143,3 +143,32 @@ def test_a_script_only_a_reference_names_is_still_modelled_in_parallel(tmp_path:
         "CM002"
     ]
     assert run("2") == serial
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_the_primer_models_every_script_once_this_process_included(
+    workspace: Path, method: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Helpers and this process take scripts from one queue (fork) or fixed shares (spawn):
+    # every script is modelled exactly once, and those modelled here stay in this workspace.
+    import multiprocessing
+
+    from easel_ls import batch
+    from easel_ls.config import ConfigResolver
+    from easel_ls.workspace import Workspace
+
+    if method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {method} here")
+    monkeypatch.setattr(batch, "_process_context", lambda: multiprocessing.get_context(method))
+    root = workspace.resolve()
+    ws = Workspace(root=root, config=ConfigResolver(stop_at=root))
+    ws.memoise_disk(True)
+    scripts = batch._shared_python_scripts(ws)
+    assert len(scripts) > 3
+    primed = batch._ScriptPrimer(ws, scripts, 3).result()
+    assert sorted(path for path, _, _ in primed) == sorted(scripts)
+    here = [path for path in scripts if ws.artefacts_of(path)]
+    assert here  # this process takes scripts too (with fork, as many as it gets to first)
+    if method == "spawn":
+        assert len(here) < len(scripts)  # a fixed share each
+    assert all("script-facts" in artefacts for _, _, artefacts in primed)
