@@ -440,15 +440,25 @@ class _Interpreter:
         self.functions_run: set[int] = set()
         self.next_group_id = 0
         self.calls_made = 0
+        # Scopes where a `def` may run: a function refers to its scope, which refers to it.
+        self.scopes: list[_Scope] = []
 
     # -- entry ----------------------------------------------------------------------------------
 
     def run(self, tree: ast.Module) -> ScriptModel:
         module = _Scope({"__name__": "__main__"})
-        self.exec_block(tree.body, _Frame(module))
-        if not self.parse_calls:
-            self._run_uncalled_functions(tree, module)
-        return self._conclude()
+        self.scopes.append(module)
+        try:
+            self.exec_block(tree.body, _Frame(module))
+            if not self.parse_calls:
+                self._run_uncalled_functions(tree, module)
+            return self._conclude()
+        finally:
+            # Break the function <-> scope cycles, which hold the syntax tree: freed now, it
+            # is never walked by the collector (walking a big tree costs more than parsing it).
+            for scope in self.scopes:
+                scope.variables.clear()
+            self.scopes.clear()
 
     def _run_uncalled_functions(self, tree: ast.Module, module: _Scope) -> None:
         # The parser may be built in a function nothing at module level calls (an entry point).
@@ -1029,6 +1039,7 @@ class _Interpreter:
             self.refuse_call([*args, *kwargs.values()], reason, node)
             return UNKNOWN
         scope = _Scope(_bind_parameters(function, args, kwargs), function.scope)
+        self.scopes.append(scope)
         frame = _Frame(scope, base_conditional=self.conditional)
         self.call_stack.append(function)
         try:

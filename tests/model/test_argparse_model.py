@@ -484,3 +484,33 @@ def test_a_script_that_never_reads_sys_argv_has_no_argv_words() -> None:
         "parser.parse_args()\n"
     )
     assert analyse_script(source).argv_words == frozenset()
+
+
+def test_analysis_leaves_no_cycles_holding_the_syntax_tree() -> None:
+    # Functions refer to their scope and the scope to them: left as they are, the syntax tree
+    # lives until the collector walks it all (costlier than parsing it).
+    import gc
+
+    source = (
+        "import argparse\n"
+        "def helper(p, name):\n"
+        "    def inner(q):\n"
+        "        q.add_argument(name)\n"
+        "    inner(p)\n"
+        "def main():\n"
+        "    p = argparse.ArgumentParser()\n"
+        "    helper(p, '--x')\n"
+        "    p.parse_args()\n"
+        "main()\n"
+    )
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        model = analyse_script(source)
+        assert model.status == "ok" and model.parser is not None
+        assert model.parser.find_option("--x")
+        assert gc.collect() == 0
+    finally:
+        if enabled:
+            gc.enable()
