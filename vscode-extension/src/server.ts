@@ -188,8 +188,14 @@ export function interpreterCandidates(
     platform === "win32"
       ? [["py.exe", ["-3"]], ["python.exe", []], ["python3.exe", []]]
       : [["python3", []], ["python", []]];
+  // macOS's /usr/bin/python3 is Apple's 3.9 or, without the developer tools, a stub whose
+  // every run pops up an install dialog: never worth probing.
+  const dirs =
+    platform === "darwin"
+      ? searchPath.split(":").filter((dir) => dir.replace(/\/+$/, "") !== "/usr/bin").join(":")
+      : searchPath;
   for (const [name, args] of names) {
-    const command = which(name, searchPath, platform);
+    const command = which(name, dirs, platform);
     if (command && !found.some((c) => c.command === command && c.args.join() === args.join())) {
       found.push({ command, args, source: "PATH" });
     }

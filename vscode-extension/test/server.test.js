@@ -273,3 +273,11 @@ test("untrusted workspace: the Python extension's interpreter is not run, python
     "the Python extension's interpreter: not run in an untrusted workspace",
   ]);
 });
+
+test("macOS: /usr/bin/python3 (Apple's stub) is never probed", () => {
+  const dir = tmp();
+  const python3 = fakeExecutable(dir, "python3");
+  assert.deepEqual(interpreterCandidates(undefined, "darwin", `/usr/bin:${dir}`), [
+    { command: python3, args: [], source: "PATH" },
+  ]);
+});
