@@ -208,7 +208,7 @@ def _header(
     )
     when = f" · generated {e(generated)}" if generated else ""
     return (
-        "<header>\n<h1>Easel workspace report</h1>\n"
+        f'<header>\n<h1>Easel workspace report <span class="root">{e(root.name)}</span></h1>\n'
         f'<p class="sub"><code>{e(root)}</code>{when}</p>\n'
         f'<div class="tiles">{cells}</div>\n</header>'
     )
@@ -326,7 +326,7 @@ def _layers(skills: Sequence[SkillRow]) -> str:
 
 
 def _layer_columns(counts: Sequence[tuple[str, int]]) -> str:
-    col, gap, plot, top = 64, 18, 110, 18
+    col, gap, plot, top = 64, 18, 64, 18
     width = len(counts) * (col + gap) + gap
     height = top + plot + 26
     most = max((c for _, c in counts), default=0) or 1
@@ -591,6 +591,7 @@ h1{font-size:26px;margin:0 0 4px}h2{font-size:17px;margin:0 0 14px}h3{font-size:
 code{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
 background:var(--lane);padding:1px 5px;border-radius:4px}
 .sub{color:var(--mute);margin:0 0 16px}
+h1 .root{color:var(--accent);font-weight:600}
 .tiles{display:flex;gap:12px;flex-wrap:wrap}
 .tile{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:10px 18px;
 min-width:112px;display:flex;flex-direction:column}

@@ -54,7 +54,7 @@ async def test_hover_on_a_cover_after_an_emoji(client: LanguageClient) -> None:
     assert result.contents.kind == lsp.MarkupKind.Markdown
     cover = client.workspace_root / "outputs/winter-menu/cover.png"  # type: ignore[attr-defined]
     assert result.contents.value.startswith(f"![cover.png]({cover.resolve().as_uri()})")
-    assert "4 × 3 px" in result.contents.value
+    assert "160 × 120 px" in result.contents.value
     start = LINE.index('"cover.png"')
     assert result.range == lsp.Range(
         start=lsp.Position(line=2, character=units(LINE[:start], encoding)),

@@ -96,7 +96,7 @@ async def test_projects_newest_first_with_cover_deliverables_and_steps(
     assert picnic["uri"] == uri(client, PICNIC)
     assert picnic["manifest"] == uri(client, f"{PICNIC}/.easel.json")
     assert (picnic["title"], picnic["kind"], picnic["status"], picnic["platform"]) == (
-        "春日野餐清单 🧺",
+        "春日野餐清单",
         "cards",
         "ready",
         "小红书",

@@ -48,7 +48,7 @@ def test_cover_shows_the_image_with_format_pixels_and_bytes(ws: Workspace) -> No
     found = shown(ws, MANIFEST, marked)
     cover = ws.root / PICNIC / "cover.png"
     assert found.markdown.startswith(f"![cover.png]({cover.as_uri()})")
-    assert f"PNG · 4 × 3 px · {cover.stat().st_size} bytes" in found.markdown
+    assert f"PNG · 160 × 120 px · {cover.stat().st_size} bytes" in found.markdown
     lines = marked.replace("‸", "").splitlines()
     number = next(i for i, line in enumerate(lines) if '"cover"' in line)
     start = lines[number].index('"cover.png"')
