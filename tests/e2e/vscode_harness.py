@@ -47,6 +47,9 @@ def playwright_modules() -> Path:
 
 
 def built_vsix() -> Path:
+    """The universal .vsix .ci/e2e-setup.sh built; $EASEL_E2E_VSIX points at another build."""
+    if os.environ.get("EASEL_E2E_VSIX"):
+        return Path(os.environ["EASEL_E2E_VSIX"])
     version = json.loads((EXTENSION_DIR / "package.json").read_text(encoding="utf-8"))["version"]
     return EXTENSION_DIR / f"easel-ls-{version}.vsix"
 
