@@ -164,6 +164,10 @@ class Workspace:
     _disk_memo: _DiskMemo | None = None
     _folders_below_root: dict[tuple[Path, str], Path] = field(default_factory=dict)
     _held_skill_text: Path | None = None  # see ``release``
+    # What may have changed, by a counter: long-lived indexes (the graph) ask what changed
+    # since they last looked instead of re-reading every file.
+    generation: int = 0
+    _changed_at: dict[Path, int] = field(default_factory=dict)
 
     @classmethod
     def at(cls, root: Path, config_path: Path | None = None) -> Workspace:
@@ -336,12 +340,27 @@ class Workspace:
         return list(entries)
 
     def set_overlay(self, doc: TextDocument) -> None:
+        known = self.overlays.get(doc.path)
+        if known is None or known.text != doc.text:
+            self.note_changed(doc.path)
         self.overlays[doc.path] = doc
 
     def drop_overlay(self, path: Path) -> None:
-        self.overlays.pop(path, None)
+        if self.overlays.pop(path, None) is not None:
+            self.note_changed(path)  # the disk's text may differ from the closed buffer's
+
+    def note_changed(self, path: Path) -> None:
+        self.generation += 1
+        self._changed_at[path] = self.generation
+
+    def changed_since(self, generation: int) -> list[Path]:
+        """Paths changed (or forgotten) after ``generation``."""
+        if generation >= self.generation:
+            return []
+        return [p for p, g in self._changed_at.items() if g > generation]
 
     def forget(self, path: Path) -> None:
+        self.note_changed(path)
         self._texts.pop(path, None)
         self._artefacts.pop(path, None)
         if path.name == SKILL_FILE or path.is_dir():

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import time
 import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -84,36 +85,71 @@ class _DocEntry:
     scripts: dict[Path, int]  # script -> id of the model the uses were read from
     uses: list[ArgUse]
     files: list[FileLink]
+    stamp: tuple[int, int] | None = None  # (mtime_ns, size) on disk when read; None: a buffer
+    unresolved: bool = False  # a command names a script that is not there (yet)
 
 
 @dataclass
 class GraphIndex:
+    """Documents' uses and links, with reverse maps kept up to date entry by entry (so an edit
+    costs that document, not a rebuild of every map)."""
+
     docs: dict[Path, _DocEntry] = field(default_factory=dict)
-    _by_target: dict[Definition, list[ArgUse]] | None = None
-    _by_file: dict[Path, list[tuple[Path, FileLink]]] | None = None
+    generation: int = -1  # the workspace generation it is current with (-1: never built)
+    skills_id: int = 0  # which skills index the document list came from
+    model_ids: dict[Path, int] = field(default_factory=dict)
+    pending: list[Path] = field(default_factory=list)  # not indexed yet (the first build)
+    _by_target: dict[Definition, dict[Path, list[ArgUse]]] = field(default_factory=dict)
+    _by_file: dict[Path, dict[Path, list[FileLink]]] = field(default_factory=dict)
+    _by_script: dict[Path, set[Path]] = field(default_factory=dict)
+
+    def put(self, path: Path, entry: _DocEntry) -> None:
+        self.drop(path)
+        self.docs[path] = entry
+        for use in entry.uses:
+            self._by_target.setdefault(use.target, {}).setdefault(path, []).append(use)
+        for link in entry.files:
+            self._by_file.setdefault(link.target, {}).setdefault(path, []).append(link)
+        for script in entry.scripts:
+            self._by_script.setdefault(script, set()).add(path)
+
+    def drop(self, path: Path) -> None:
+        entry = self.docs.pop(path, None)
+        if entry is None:
+            return
+        for target in {u.target for u in entry.uses}:
+            self._forget(self._by_target, target, path)
+        for file in {link.target for link in entry.files}:
+            self._forget(self._by_file, file, path)
+        for script in entry.scripts:
+            users = self._by_script.get(script)
+            if users is not None:
+                users.discard(path)
+
+    @staticmethod
+    def _forget(table: dict, key: object, path: Path) -> None:
+        per_doc = table.get(key)
+        if per_doc is not None:
+            per_doc.pop(path, None)
+            if not per_doc:
+                del table[key]
 
     def uses_of(self, target: Definition) -> list[ArgUse]:
-        if self._by_target is None:
-            by_target: dict[Definition, list[ArgUse]] = {}
-            for entry in self.docs.values():
-                for use in entry.uses:
-                    by_target.setdefault(use.target, []).append(use)
-            self._by_target = by_target
-        return self._by_target.get(target, [])
+        per_doc = self._by_target.get(target, {})
+        return [u for doc in sorted(per_doc) for u in per_doc[doc]]
 
-    def uses_by_target(self) -> dict[Definition, list[ArgUse]]:
-        self.uses_of(Definition(Path(), "option", -1, -1))
-        assert self._by_target is not None
-        return self._by_target
+    def targets(self) -> Iterator[Definition]:
+        return iter(self._by_target)
 
     def links_to(self, target: Path) -> list[tuple[Path, FileLink]]:
-        if self._by_file is None:
-            by_file: dict[Path, list[tuple[Path, FileLink]]] = {}
-            for doc, entry in self.docs.items():
-                for link in entry.files:
-                    by_file.setdefault(link.target, []).append((doc, link))
-            self._by_file = by_file
-        return self._by_file.get(target, [])
+        per_doc = self._by_file.get(target, {})
+        return [(doc, link) for doc in sorted(per_doc) for link in per_doc[doc]]
+
+    def users_of(self, script: Path) -> set[Path]:
+        return set(self._by_script.get(script, ()))
+
+    def knows_script(self, script: Path) -> bool:
+        return bool(self._by_script.get(script))
 
     def all_links(self) -> Iterator[tuple[Path, FileLink]]:
         for doc, entry in self.docs.items():
@@ -134,42 +170,105 @@ def markdown_documents(ws: Workspace) -> list[Path]:
     for skill in ws.skills.values():
         found.append(skill.skill_md)
         found.extend(ws.list_dir(skill.folder / "references", "*.md", recursive=True))
-    found.extend(p for p in ws.overlays if p.suffix == ".md" and p not in set(found))
+    known = set(found)
+    found.extend(p for p in ws.overlays if p.suffix == ".md" and p not in known)
     return found
 
 
 def graph(ws: Workspace) -> GraphIndex:
-    """The workspace's graph, brought up to date with the documents' and scripts' current text."""
+    """The workspace's graph, brought up to date with what changed since it was last asked
+    (the workspace's change counter): a question costs the documents that changed."""
+    index = _index_of(ws)
+    if index.generation < 0:
+        _start(ws, index)
+    while index.pending:
+        _refresh_document(ws, index, index.pending.pop())
+    changed = ws.changed_since(index.generation)
+    index.generation = ws.generation
+    skills_moved = id(ws.skills) != index.skills_id
+    if not changed and not skills_moved:
+        return index
+    to_check = {p for p in changed if p in index.docs}
+    relist = skills_moved or any(p not in index.docs and p.suffix in (".md", "") for p in changed)
+    for script in (p for p in changed if p.suffix in (".py", ".sh")):
+        if not index.knows_script(script):
+            # A new script may be what a command was missing.
+            to_check |= {p for p, e in index.docs.items() if e.unresolved}
+            continue
+        index.model_ids.pop(script, None)
+        to_check |= index.users_of(script)
+    if relist:
+        index.skills_id = id(ws.skills)
+        wanted = markdown_documents(ws)
+        for gone in index.docs.keys() - set(wanted):
+            index.drop(gone)
+        to_check |= {p for p in wanted if p not in index.docs}
+    for path in to_check:
+        _refresh_document(ws, index, path)
+    return index
+
+
+def _index_of(ws: Workspace) -> GraphIndex:
     index = _INDEXES.get(id(ws))
     if index is None:
         index = _INDEXES[id(ws)] = GraphIndex()
         weakref.finalize(ws, _INDEXES.pop, id(ws), None)
-    current_models: dict[Path, int] = {}
-    changed = False
-    wanted = markdown_documents(ws)
-    for path in wanted:
-        found = ws.read(path).doc
-        entry = index.docs.get(path)
-        if found is None:
-            if entry is not None:
-                del index.docs[path]
-                changed = True
-            continue
-        if (
-            entry is not None
-            and entry.content_hash == found.content_hash
-            and all(_model_id(ws, s, current_models) == i for s, i in entry.scripts.items())
-        ):
-            continue
-        index.docs[path] = _index_document(ws, found, current_models)
-        changed = True
-    for gone in index.docs.keys() - set(wanted):
-        del index.docs[gone]
-        changed = True
-    if changed:
-        index._by_target = None
-        index._by_file = None
     return index
+
+
+def _start(ws: Workspace, index: GraphIndex) -> None:
+    index.generation = ws.generation
+    index.skills_id = id(ws.skills)
+    index.pending = markdown_documents(ws)[::-1]
+
+
+def warm(ws: Workspace, seconds: float) -> bool:
+    """Build the graph for about ``seconds`` (the server calls it between requests after the
+    background index, so the first reference question does not wait); True when built."""
+    index = _index_of(ws)
+    if index.generation < 0:
+        _start(ws, index)
+    deadline = time.perf_counter() + seconds
+    while index.pending and time.perf_counter() < deadline:
+        _refresh_document(ws, index, index.pending.pop())
+    return not index.pending
+
+
+def _refresh_document(ws: Workspace, index: GraphIndex, path: Path) -> None:
+    entry = index.docs.get(path)
+    stamp = None
+    if path not in ws.overlays:
+        try:
+            st = os.stat(path)
+        except OSError:
+            index.drop(path)
+            return
+        stamp = (st.st_mtime_ns, st.st_size)
+    if (
+        entry is not None
+        and stamp is not None
+        and entry.stamp == stamp
+        and _models_unchanged(ws, index, entry)
+    ):
+        return
+    found = ws.read(path).doc
+    if found is None:
+        index.drop(path)
+        return
+    if (
+        entry is not None
+        and entry.content_hash == found.content_hash
+        and _models_unchanged(ws, index, entry)
+    ):
+        entry.stamp = stamp
+        return
+    entry = _index_document(ws, found, index.model_ids)
+    entry.stamp = stamp
+    index.put(path, entry)
+
+
+def _models_unchanged(ws: Workspace, index: GraphIndex, entry: _DocEntry) -> bool:
+    return all(_model_id(ws, s, index.model_ids) == i for s, i in entry.scripts.items())
 
 
 def _model_id(ws: Workspace, script: Path, memo: dict[Path, int]) -> int:
@@ -189,6 +288,7 @@ def _index_document(ws: Workspace, doc: TextDocument, models: dict[Path, int]) -
     for number, inv in enumerate(ctx.invocations):
         script = _resolved_script(ctx, inv)
         if script is None:
+            entry.unresolved = entry.unresolved or bool(inv.script_path)
             continue
         entry.scripts[script] = _model_id(ws, script, models)
         entry.uses.extend(command_uses(ctx, inv, script, number))

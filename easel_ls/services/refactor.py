@@ -197,10 +197,11 @@ def _expand_abbreviations(
     """An abbreviation of another option that the new flag would make ambiguous is written
     in full, so argparse still reads every command the same way."""
     script = definition.target.script
-    for target, uses in graph(ws).uses_by_target().items():
+    index = graph(ws)
+    for target in list(index.targets()):
         if target.script != script or target == definition.target:
             continue
-        for use in uses:
+        for use in index.uses_of(target):
             if use.written != use.name and new.startswith(use.written):
                 change.add(use.doc, use.range, use.name)
 

@@ -207,3 +207,17 @@ def register(server: EaselServer) -> None:
     )
     def on_did_rename(ls: EaselServer, params: lsp.RenameFilesParams) -> None:
         did_rename_files(ls, params)
+
+
+# The longest stretch the graph's first build runs without letting requests through.
+WARM_SLICE_S = 0.012
+
+
+async def warm_graph(ls: EaselServer) -> None:
+    """After the background index: build each root's graph in slices between requests, so the
+    first references, rename or code lens does not wait for a whole-workspace build."""
+    import asyncio
+
+    for ws in list(ls.roots.values()):
+        while not graph.warm(ws, WARM_SLICE_S):
+            await asyncio.sleep(0)
