@@ -18,8 +18,12 @@ PICNIC = "outputs/春日野餐"
 
 
 @pytest.fixture()
-def workspace(tmp_path: Path) -> Path:
-    return Path(shutil.copytree(FIXTURE, tmp_path / "ws"))
+def workspace(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    root = Path(shutil.copytree(FIXTURE, tmp_path / "ws"))
+    # "many skills": an index that takes several notification windows.
+    for i in range(getattr(request, "param", 0)):
+        shutil.copytree(root / "skills/openclaw/card-maker", root / f"skills/openclaw/copy-{i}")
+    return root
 
 
 async def request(client: LanguageClient, method: str, params: Any = None) -> Any:
@@ -163,6 +167,20 @@ async def test_a_root_uri_limits_the_answer_to_that_folder(client: LanguageClien
     root: Path = client.workspace_root  # type: ignore[attr-defined]
     result = await request(client, "easel/projects", {"uri": root.resolve().as_uri()})
     assert len(result["projects"]) == 3
+
+
+@pytest.mark.parametrize("workspace", [150], indirect=True)
+async def test_the_background_index_announces_once_when_it_ends(
+    client: LanguageClient, workspace: Path
+) -> None:
+    announced: list[Any] = []
+    client.feature("easel/workspaceChanged")(lambda params: announced.append(plain(params)))
+    await wait_for(lambda: bool(announced), "the index's easel/workspaceChanged", timeout=60)
+    await asyncio_sleep(0.5)
+    assert announced == [{}]  # not one per window while it checks 600 files
+    # By then every file has been checked: the counts need no check of their own.
+    broken = by_name((await request(client, "easel/skills"))["skills"], "name")["broken-skill"]
+    assert broken["findings"]["error"] == 3
 
 
 async def test_an_edit_burst_is_announced_once_and_the_next_request_sees_the_buffer(

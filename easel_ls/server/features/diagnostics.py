@@ -134,10 +134,11 @@ def publish(
     if is_stale(ls, uri, version):
         return
     had_findings = bool(ls.findings.get(uri))
-    # Editor views (easel/skills, easel/projects) refresh on a coalesced easel/workspaceChanged.
+    # Editor views (easel/skills, easel/projects) refresh on a coalesced easel/workspaceChanged;
+    # bulk publishes (quiet_when_clean: the index, re-checks) announce once when they end.
     views_changed = ls.findings.get(uri) != findings or path.name in VIEW_FILES
     ls.findings[uri] = findings
-    if views_changed:
+    if views_changed and not quiet_when_clean:
         announce_change(ls)
     if pull_owns(ls, uri):
         # The client pulls this open document; pushing too would show every finding twice.
@@ -238,6 +239,7 @@ def recheck(ls: EaselServer, paths: Iterable[Path]) -> None:
             continue
         _, lines, version, findings = result
         publish(ls, uri, path, lines, version, findings, quiet_when_clean=True)
+    announce_change(ls)  # editor views: what depends on a change may count differently now
 
 
 def schedule(ls: EaselServer, uri: str) -> None:
