@@ -31,6 +31,11 @@ const DEFINITION = `collect.add_argument("${OLD}"`;
 // in references/usage.md, all in the one skill.
 const LENS = /^\s*4 commands in 1 skill\s*$/;
 
+/** The pointer over blank editor space, so no hover, lens highlight or tooltip is in a picture. */
+async function parkMouse(page) {
+  await page.mouse.move(1150, 140);
+}
+
 /** The references peek widget, once it lists rows. */
 async function expectPeek(page, what) {
   const peek = page.locator(".peekview-widget");
@@ -88,7 +93,7 @@ main(async (page, { url, workspace, shotDir }) => {
 
   // 2) Clicking it opens the references peek (the client command easel-ls.showReferences).
   await lens.locator("a", { hasText: "commands" }).first().click();
-  await page.mouse.move(1270, 790);
+  await parkMouse(page);
   const fromLens = await expectPeek(page, "clicking the code lens");
   log(`peek "${fromLens.title}": ${fromLens.rows.join(" / ")}`);
   ok("the lens opens the references peek with SKILL.md and usage.md");
@@ -127,7 +132,7 @@ main(async (page, { url, workspace, shotDir }) => {
   await input.press("Control+A");
   await input.pressSequentially(NEW, { delay: 20 });
   if ((await input.inputValue()) !== NEW) throw new Error(`rename box holds ${await input.inputValue()}`);
-  await page.mouse.move(1270, 790); // no hover highlight on a lens in the picture
+  await parkMouse(page);
   await page.waitForTimeout(300);
   await page.screenshot({ path: path.join(shotDir, "vscode-rename.png") });
   await input.press("Enter");
@@ -151,7 +156,7 @@ main(async (page, { url, workspace, shotDir }) => {
   await goTo(page, { line: renamed.line, column: renamed.column + "collect --".length });
   await waitFor("SKILL.md's editor to show the new option", async () =>
     (await editorText(page)).includes(`collect ${NEW} `), seconds(10));
-  await page.mouse.move(1270, 790);
+  await parkMouse(page);
   await page.waitForTimeout(500);
   await page.screenshot({ path: path.join(shotDir, "vscode-rename-result.png") });
 });
