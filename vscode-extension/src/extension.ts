@@ -8,15 +8,18 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 import { findServer, missingServerMessage, ServerCommand } from "./server";
+import { EaselViews } from "./views";
 
 const SECTION = "easel-ls";
 const INSTALL_URL = "https://pypi.org/project/easel-ls/";
 const SKILL_FILES = "**/{SKILL.md,.easel.json}";
 const IGNORED_DIRS = "**/{node_modules,.git,.venv}/**";
 
-// SKILL.md, its references and tests, project manifests and outbound text under outputs/.
+// SKILL.md, its references, scripts (code lenses and rename of their options) and tests,
+// project manifests and outbound text under outputs/.
 const DOCUMENT_SELECTOR = [
   { scheme: "file", pattern: "**/SKILL.md" },
+  { scheme: "file", pattern: "**/scripts/**/*.py" },
   { scheme: "file", pattern: "**/references/**/*.md" },
   { scheme: "file", pattern: "**/tests/*.{prompt,expected}" },
   { scheme: "file", pattern: "**/outputs/**/.easel.json" },
@@ -26,11 +29,13 @@ const DOCUMENT_SELECTOR = [
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
 let starting: Promise<void> | undefined;
+let views: EaselViews | undefined;
 // The server and its libraries in a platform-specific package (scripts/bundle-server.py).
 let bundledLibs: string | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("Easel LS", { log: true });
+  views = new EaselViews(context, { client: runningClient, runServerCommand });
   bundledLibs = context.asAbsolutePath("bundled/libs");
   context.subscriptions.push(
     output,
@@ -67,6 +72,12 @@ export async function deactivate(): Promise<void> {
 async function workspaceHasSkills(): Promise<boolean> {
   const found = await vscode.workspace.findFiles(SKILL_FILES, IGNORED_DIRS, 1);
   return found.length > 0;
+}
+
+/** The client once a start in progress has finished; undefined when none runs. */
+async function runningClient(): Promise<LanguageClient | undefined> {
+  await starting;
+  return client?.isRunning() ? client : undefined;
 }
 
 function ensureStarted(): Promise<void> {
@@ -126,6 +137,7 @@ async function start(): Promise<void> {
   try {
     await created.start();
     client = created;
+    views?.attach(created);
   } catch (err) {
     output.appendLine(`easel-ls failed to start: ${err}`);
     void vscode.window
