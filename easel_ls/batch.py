@@ -104,8 +104,6 @@ def _check_parallel(
     cache: CheckCache | None,
     primed: PrimedScripts,
 ) -> Iterator[Finding]:
-    from concurrent.futures import ProcessPoolExecutor
-
     spec = (workspace.root, workspace.config.init_args)
     # Chunks follow folder order, so a worker sees a skill's files (and its scripts) together;
     # small enough that no worker is left with a long last chunk while the others idle.
@@ -120,25 +118,76 @@ def _check_parallel(
     _WORKER_ENTRY_BUILDERS.pop(workspace.root, None)
     _FORKED_WORKSPACES[workspace.root] = workspace
     try:
-        with ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=_process_context(),
-            initializer=_adopt_primed,
-            initargs=(primed,),
-        ) as pool:
-            jobs = pool.map(
-                _check_chunk_with_entries, [spec] * len(chunks), chunks, [record] * len(chunks)
-            )
-            for results in jobs:
-                for path, entry, findings in results:
-                    if progress is not None:
-                        progress(done, path)
-                    done += 1
-                    if cache is not None and entry is not None:
-                        cache.store_entry(path, entry)
-                    yield from findings
+        context = _process_context()
+        if context.get_start_method() == "fork":
+            results = _forked_chunks(spec, chunks, record, workers)
+        else:
+            results = _pooled_chunks(spec, chunks, record, workers, context, primed)
+        for chunk_results in results:
+            for path, entry, findings in chunk_results:
+                if progress is not None:
+                    progress(done, path)
+                done += 1
+                if cache is not None and entry is not None:
+                    cache.store_entry(path, entry)
+                yield from findings
     finally:
         _FORKED_WORKSPACES.pop(workspace.root, None)
+
+
+ChunkResults = list[tuple[Path, dict[str, Any] | None, list[Finding]]]
+
+
+def _forked_chunks(
+    spec: tuple[Path, tuple[Any, ...]],
+    chunks: list[list[tuple[Path, FileKind]]],
+    record: bool,
+    workers: int,
+) -> Iterator[ChunkResults]:
+    """The chunks' results, in order, from forked children that take the next chunk when
+    free. They start from this process's workspace, script models included."""
+    tasks = _Tasks(len(chunks))
+
+    def worker(send: Callable[[int, Any], None]) -> None:
+        for index in tasks.take():
+            send(index, _check_chunk_with_entries(spec, chunks[index], record))
+
+    children = None
+    try:
+        children = _Children(min(workers, len(chunks)), worker)
+        waiting: dict[int, ChunkResults] = {}
+        following = 0
+        for index, results in children.results():
+            waiting[index] = results
+            while following in waiting:
+                yield waiting.pop(following)
+                following += 1
+        if following < len(chunks):
+            raise RuntimeError("a worker process ended before its files were checked")
+    finally:
+        tasks.close()
+        if children is not None:
+            children.stop()
+
+
+def _pooled_chunks(
+    spec: tuple[Path, tuple[Any, ...]],
+    chunks: list[list[tuple[Path, FileKind]]],
+    record: bool,
+    workers: int,
+    context: Any,
+    primed: PrimedScripts,
+) -> Iterator[ChunkResults]:
+    """The chunks' results, in order, from a pool of spawned workers, which start afresh
+    (with the script models built before the check)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_adopt_primed, initargs=(primed,)
+    ) as pool:
+        yield from pool.map(
+            _check_chunk_with_entries, [spec] * len(chunks), chunks, [record] * len(chunks)
+        )
 
 
 def _prepare_for_workers(workspace: Workspace) -> None:
@@ -183,14 +232,12 @@ def _analyse_scripts_in_parallel(
 class _ScriptPrimer:
     """Script models being built (see ``_analyse_scripts_in_parallel``) by ``workers - 1``
     processes started early, which work while this process is still busy (walking the tree,
-    importing the rules), and by this process once it is free. Scripts are taken one at a
-    time, largest first, from a shared counter, so no process is left with a long last share
-    while the others idle. What this process builds stays in its workspace, which the check's
-    forked workers inherit."""
+    importing the rules), and by this process once it is free. With fork, scripts are taken
+    one at a time, largest first, by whichever process is free, so none is left with a long
+    last share while the others idle. What this process builds, and what it adopts from the
+    helpers, is in its workspace, which the check's forked workers inherit."""
 
     def __init__(self, workspace: Workspace, scripts: list[Path], workers: int):
-        from concurrent.futures import Future, ProcessPoolExecutor
-
         def size(path: Path) -> int:
             try:
                 return path.stat().st_size
@@ -198,68 +245,61 @@ class _ScriptPrimer:
                 return 0
 
         self._workspace = workspace
-        self._spec = (workspace.root, workspace.config.init_args)
         self._scripts = sorted(scripts, key=size, reverse=True)
-        self._pool = None
-        self._futures: list[Future[PrimedScripts]] = []
-        self._next: Any = None
+        self._tasks: _Tasks | None = None
+        self._children: _Children | None = None
+        self._pool: Any = None
+        self._futures: list[Any] = []
         helpers = min(workers, len(self._scripts)) - 1
         if helpers < 1:
             return
         context = _process_context()
-        shares: list[list[Path] | None]
         if context.get_start_method() == "fork":
-            # The counter of the next script to take, inherited by the forked helpers.
-            self._next = context.Value("i", 0)
-            shares = [None] * helpers
-        else:  # spawned helpers share nothing: fixed shares, dealt round-robin
-            count = helpers + 1
-            shares = [self._scripts[i::count] for i in range(1, count)]
-            self._scripts = self._scripts[0::count]
-        global _PRIMER_QUEUE
-        _PRIMER_QUEUE = (self._scripts, self._next)
-        try:
-            self._pool = ProcessPoolExecutor(helpers, mp_context=context)
-            self._futures = [
-                self._pool.submit(_analyse_scripts, self._spec, share) for share in shares
-            ]
-        finally:
-            _PRIMER_QUEUE = None
+            tasks = self._tasks = _Tasks(len(self._scripts))
+            scripts = self._scripts
+
+            def helper(send: Callable[[int, Any], None]) -> None:
+                # This workspace, as forked: its config, skills index and disk memo are built.
+                send(0, _analyse_queue(workspace, scripts, tasks, keep=False))
+
+            self._children = _Children(helpers, helper)
+            return
+        from concurrent.futures import ProcessPoolExecutor
+
+        # Spawned helpers share nothing: fixed shares, dealt round-robin.
+        count = helpers + 1
+        shares = [self._scripts[i::count] for i in range(1, count)]
+        self._scripts = self._scripts[0::count]
+        spec = (workspace.root, workspace.config.init_args)
+        self._pool = ProcessPoolExecutor(helpers, mp_context=context)
+        self._futures = [self._pool.submit(_analyse_scripts, spec, share) for share in shares]
 
     def result(self) -> PrimedScripts:
         """Every script model: this process takes scripts too until none is left, then
         collects the helpers' (its own are in its workspace already, and listed as well)."""
         try:
-            own = _analyse_queue(self._workspace, self._scripts, self._next, keep=True)
-            if self._pool is None:
-                return own
-            return own + [item for future in self._futures for item in future.result()]
+            own = _analyse_queue(self._workspace, self._scripts, self._tasks, keep=True)
+            helped: PrimedScripts = []
+            if self._children is not None:
+                helped = [item for _, items in self._children.results() for item in items]
+                for path, content_hash, artefacts in helped:
+                    self._workspace.adopt_artefacts(path, content_hash, artefacts)
+            elif self._pool is not None:
+                helped = [item for future in self._futures for item in future.result()]
+            return own + helped
         finally:
-            if self._pool is not None:
-                self._pool.shutdown()
+            self.cancel()
 
     def cancel(self) -> None:
+        if self._tasks is not None:
+            self._tasks.close()
+            self._tasks = None
+        if self._children is not None:
+            self._children.stop()
+            self._children = None
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
-
-
-# The scripts a forked primer helper takes from, and the shared counter (see _ScriptPrimer).
-_PRIMER_QUEUE: tuple[list[Path], Any] | None = None
-
-
-def _take(scripts: list[Path], counter: Any) -> Iterator[Path]:
-    """The scripts this process takes: all of them (no counter), else the next free one each
-    time, until none is left."""
-    if counter is None:
-        yield from scripts
-        return
-    while True:
-        with counter.get_lock():
-            index = counter.value
-            counter.value = index + 1
-        if index >= len(scripts):
-            return
-        yield scripts[index]
+            self._pool = None
 
 
 def _shared_python_scripts(workspace: Workspace) -> list[Path]:
@@ -271,28 +311,22 @@ def _shared_python_scripts(workspace: Workspace) -> list[Path]:
     ]
 
 
-def _analyse_scripts(
-    spec: tuple[Path, tuple[Any, ...]], scripts: list[Path] | None
-) -> PrimedScripts:
-    """Primer helper: build the script models of ``scripts`` (None: take them from the
-    inherited queue, see ``_ScriptPrimer``)."""
-    counter = None
-    if scripts is None:
-        assert _PRIMER_QUEUE is not None
-        scripts, counter = _PRIMER_QUEUE
-    return _analyse_queue(_worker_workspace(spec), scripts, counter, keep=False)
+def _analyse_scripts(spec: tuple[Path, tuple[Any, ...]], scripts: list[Path]) -> PrimedScripts:
+    """Spawned primer helper: build the script models of ``scripts``."""
+    return _analyse_queue(_worker_workspace(spec), scripts, None, keep=False)
 
 
 def _analyse_queue(
-    workspace: Workspace, scripts: list[Path], counter: Any, *, keep: bool
+    workspace: Workspace, scripts: list[Path], tasks: _Tasks | None, *, keep: bool
 ) -> PrimedScripts:
     """The argparse model (and the script facts from the same parse) of a script some
-    SKILL.md names, the script facts alone of the others; ``keep``: leave them (and the text)
-    in ``workspace``. Only a guess of what the check will ask for: a model it needs and finds
+    SKILL.md names, the script facts alone of the others (all of ``scripts``, or those taken
+    from ``tasks``); ``keep``: leave them (and the text) in ``workspace``. Only a guess of what the check will ask for: a model it needs and finds
     missing is built where it is needed, the same model."""
     named: set[str] | None = None
     out = []
-    for path in _take(scripts, counter):
+    taken = (scripts[i] for i in tasks.take()) if tasks is not None else iter(scripts)
+    for path in taken:
         if named is None:
             named = _named_in_skill_files(workspace, {path.name for path in scripts})
         text = workspace.read(path)
@@ -362,13 +396,27 @@ _FORKED_WORKSPACES: dict[Path, Workspace] = {}
 def _process_context() -> Any:
     """fork where there is one and no other thread runs (the CLI): forked workers share the
     parent's imports, GC settings and workspace (Python 3.14 makes forkserver the default on
-    Linux). With threads about, forking could copy a held lock: the platform default then."""
-    import multiprocessing
+    Linux). With threads about, forking could copy a held lock: the platform default then.
+    The fork case needs no multiprocessing (workers are plain forked children, see
+    ``_Children``), so it is not imported for it."""
+    import os
     import threading
 
-    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
-        return multiprocessing.get_context("fork")
+    if hasattr(os, "fork") and threading.active_count() == 1:
+        return _FORK
+    import multiprocessing
+
     return multiprocessing.get_context()
+
+
+class _ForkContext:
+    """Stands for multiprocessing's fork context where workers are forked by hand."""
+
+    def get_start_method(self) -> str:
+        return "fork"
+
+
+_FORK = _ForkContext()
 
 
 def check_chunk(
@@ -431,6 +479,147 @@ def _checked(
     finally:
         if fresh_memo:
             workspace.memoise_disk(False)
+
+
+# --- forked processes without a pool -------------------------------------------------------
+# With fork, workers are plain forked children: no executor, queues or threads to import and
+# start (tens of milliseconds, a fifth of a small run). Tasks are numbers in a pipe that every
+# process reads (a read of a few bytes from a pipe is atomic: each read takes one task); each
+# child sends its results, pickled and framed, through a pipe of its own.
+
+_TOKEN = 4  # bytes per task number in the task pipe
+_TOKENS_MAX = 1000  # task numbers written before anyone reads: well within any pipe's buffer
+_FRAME = 8  # bytes of the length before each message
+
+
+class _Tasks:
+    """Task numbers 0 .. count-1, taken by whichever process (this one or a forked child) is
+    free first; above ``_TOKENS_MAX`` a number stands for a run of consecutive tasks."""
+
+    def __init__(self, count: int) -> None:
+        import os
+
+        self.count = count
+        self._run = max(1, -(-count // _TOKENS_MAX))
+        self.fd, write = os.pipe()
+        try:
+            data = b"".join(i.to_bytes(_TOKEN, "little") for i in range(-(-count // self._run)))
+            while data:
+                data = data[os.write(write, data) :]
+        finally:
+            os.close(write)  # once drained, every reader sees the end
+
+    def take(self) -> Iterator[int]:
+        import os
+
+        while True:
+            token = os.read(self.fd, _TOKEN)
+            while token and len(token) < _TOKEN:  # never split in practice; taken whole anyway
+                token += os.read(self.fd, _TOKEN - len(token))
+            if len(token) < _TOKEN:
+                return
+            first = int.from_bytes(token, "little") * self._run
+            yield from range(first, min(first + self._run, self.count))
+
+    def close(self) -> None:
+        import os
+
+        os.close(self.fd)
+
+
+class _Children:
+    """Processes forked from this one, each running ``body(send)``; ``send(index, value)``
+    hands a result to this process. An exception in a child is raised here."""
+
+    def __init__(self, count: int, body: Callable[[Callable[[int, Any], None]], None]) -> None:
+        import os
+        import pickle  # noqa: F401  (imported once, before the children need it)
+
+        self._pids: list[int] = []
+        self._fds: list[int] = []
+        try:
+            for _ in range(count):
+                read, write = os.pipe()
+                pid = os.fork()
+                if pid == 0:  # the child
+                    os.close(read)
+                    for fd in self._fds:
+                        os.close(fd)
+                    _child_main(write, body)
+                os.close(write)
+                self._pids.append(pid)
+                self._fds.append(read)
+        except BaseException:
+            self.stop()
+            raise
+
+    def results(self) -> Iterator[tuple[int, Any]]:
+        """(index, value) as the children send them, until every child is done."""
+        import os
+        import pickle
+        import select
+
+        buffers = {fd: bytearray() for fd in self._fds}
+        open_fds = list(self._fds)
+        while open_fds:
+            ready, _, _ = select.select(open_fds, [], [])
+            for fd in ready:
+                data = os.read(fd, 1 << 20)
+                if not data:
+                    open_fds.remove(fd)
+                    continue
+                buffer = buffers[fd]
+                buffer += data
+                while len(buffer) >= _FRAME:
+                    size = int.from_bytes(buffer[:_FRAME], "little")
+                    if len(buffer) < _FRAME + size:
+                        break
+                    kind, index, value = pickle.loads(buffer[_FRAME : _FRAME + size])
+                    del buffer[: _FRAME + size]
+                    if kind == "error":
+                        raise value
+                    yield index, value
+        self.stop()
+
+    def stop(self) -> None:
+        """End the children (those still running are killed) and reap them."""
+        import os
+        import signal
+
+        for fd in self._fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._fds = []
+        for pid in self._pids:
+            with contextlib.suppress(OSError):
+                if os.waitpid(pid, os.WNOHANG) == (0, 0):
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+        self._pids = []
+
+
+def _child_main(fd: int, body: Callable[[Callable[[int, Any], None]], None]) -> None:
+    import os
+    import pickle
+
+    def send(kind: str, index: int, value: Any) -> None:
+        data = pickle.dumps((kind, index, value), pickle.HIGHEST_PROTOCOL)
+        data = len(data).to_bytes(_FRAME, "little") + data
+        while data:
+            data = data[os.write(fd, data) :]
+
+    code = 0
+    try:
+        body(lambda index, value: send("ok", index, value))
+    except BaseException as exc:  # raised again in the parent
+        code = 1
+        with contextlib.suppress(BaseException):
+            try:
+                send("error", -1, exc)
+            except Exception:  # an exception that cannot be pickled
+                send("error", -1, RuntimeError(f"{type(exc).__name__}: {exc}"))
+    finally:
+        os._exit(code)
 
 
 _WORKER_WORKSPACES: dict[Path, Workspace] = {}

@@ -172,3 +172,56 @@ def test_the_primer_models_every_script_once_this_process_included(
     if method == "spawn":
         assert len(here) < len(scripts)  # a fixed share each
     assert all("script-facts" in artefacts for _, _, artefacts in primed)
+
+
+fork_only = pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork here")
+
+
+@fork_only
+@pytest.mark.parametrize("count", [0, 1, 7, 2500])
+def test_forked_children_take_every_task_exactly_once(count: int) -> None:
+    from easel_ls import batch
+
+    tasks = batch._Tasks(count)  # above 1000 tasks, one number stands for a run of them
+
+    def body(send):  # type: ignore[no-untyped-def]
+        for index in tasks.take():
+            send(index, index * 2)
+
+    children = batch._Children(3, body)
+    try:
+        got = sorted(children.results())
+    finally:
+        tasks.close()
+        children.stop()
+    assert got == [(i, i * 2) for i in range(count)]
+
+
+@fork_only
+def test_an_exception_in_a_forked_child_is_raised_in_the_parent() -> None:
+    from easel_ls import batch
+
+    def body(send):  # type: ignore[no-untyped-def]
+        raise ValueError("broken in the child")
+
+    children = batch._Children(2, body)
+    with pytest.raises(ValueError, match="broken in the child"):
+        list(children.results())
+    children.stop()
+
+
+@fork_only
+def test_a_forked_worker_that_dies_fails_the_run_instead_of_hanging(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import os
+
+    from easel_ls import batch
+
+    def die(*args: object) -> None:
+        os._exit(3)
+
+    monkeypatch.setattr(batch, "_check_chunk_with_entries", die)
+    chunks = [[(tmp_path / f"f{i}.md", batch.FileKind.REFERENCE)] for i in range(4)]
+    with pytest.raises(RuntimeError, match="ended before"):
+        list(batch._forked_chunks((tmp_path, (None, None, {})), chunks, False, 2))
