@@ -6,6 +6,7 @@
 // the cover image and an output link, read through the webview's frames), and the cover hover.
 // Usage: node drive_views.js <url> <workspace-dir> <screenshot-dir>
 // Screenshots: vscode-views.png, vscode-pipeline.png, vscode-hover-cover.png.
+const fs = require("fs");
 const path = require("path");
 const {
   goTo,
@@ -112,16 +113,16 @@ main(async (page, { url, workspace, shotDir }) => {
     skills,
     [
       ["xhs-publish", "2 errors · 1 warning"],
-      ["card-maker", "1 error"],
+      ["card-maker", "1 error · 1 warning · 1 info"],
     ],
     seconds(30),
   );
   if (!(await row(skills, "xhs-publish").locator(".codicon-error").count())) {
     throw new Error("xhs-publish has no error icon");
   }
-  const clean = row(skills, "xhs-note-plan");
-  if (!(await clean.locator(".codicon-pass").count())) throw new Error("xhs-note-plan is not marked clean");
-  ok("xhs-publish shows 2 errors · 1 warning with an error icon; xhs-note-plan is clean");
+  const clean = row(skills, "note-plan");
+  if (!(await clean.locator(".codicon-pass").count())) throw new Error("note-plan is not marked clean");
+  ok("xhs-publish shows 2 errors · 1 warning with an error icon; note-plan is clean");
 
   await expectRows(
     "the projects tree",
@@ -223,7 +224,24 @@ main(async (page, { url, workspace, shotDir }) => {
   await page.locator(".tabs-container .tab.active", { hasText: "cards.md" }).waitFor({ timeout: seconds(15) });
   ok("the step output link opened assets/cards.md");
 
-  // 5) Hovering the cover entry of .easel.json shows the image (the webview keeps the keyboard
+  // 5) The picture and the tree follow the manifest: the failed step is marked done on disk.
+  const manifestPath = path.join(workspace, MANIFEST);
+  const manifestText = fs.readFileSync(manifestPath, "utf8");
+  fs.writeFileSync(manifestPath, manifestText.replace('"status": "failed"', '"status": "done"'));
+  await waitFor(
+    "the pipeline to redraw with three done steps",
+    async () => {
+      const redrawn = await webviewFrame(page, ".lane-label", seconds(10));
+      const failedNow = await redrawn.locator(".step.status-failed").count().catch(() => -1);
+      const doneNow = await redrawn.locator(".step.status-done").count().catch(() => -1);
+      return failedNow === 0 && doneNow === 3;
+    },
+    seconds(20),
+  );
+  await expectRows("the projects tree after the edit", projects, [["Steps", "3 steps"]], seconds(20));
+  ok("after the manifest changed on disk: the webview and the tree show 3 done steps");
+
+  // 6) Hovering the cover entry of .easel.json shows the image (the webview keeps the keyboard
   // focus: back to the manifest's tab by a click).
   await page.keyboard.press("Control+W"); // cards.md
   await page.locator(".tabs-container .tab", { hasText: ".easel.json" }).first().click();
