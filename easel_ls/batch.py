@@ -260,7 +260,11 @@ class _ScriptPrimer:
 
             def helper(send: Callable[[int, Any], None]) -> None:
                 # This workspace, as forked: its config, skills index and disk memo are built.
-                send(0, _analyse_queue(workspace, scripts, tasks, keep=False))
+                # Which scripts a SKILL.md names goes to the parent first (reading every
+                # SKILL.md for it is worth doing once, and here the parent's walk goes on).
+                named = _named_in_skill_files(workspace, {path.name for path in scripts})
+                send(-1, named)
+                send(0, _analyse_queue(workspace, scripts, tasks, keep=False, named=named))
 
             self._children = _Children(helpers, helper)
             return
@@ -278,14 +282,27 @@ class _ScriptPrimer:
         """Every script model: this process takes scripts too until none is left, then
         collects the helpers' (its own are in its workspace already, and listed as well)."""
         try:
-            own = _analyse_queue(self._workspace, self._scripts, self._tasks, keep=True)
             helped: PrimedScripts = []
-            if self._children is not None:
-                helped = [item for _, items in self._children.results() for item in items]
-                for path, content_hash, artefacts in helped:
-                    self._workspace.adopt_artefacts(path, content_hash, artefacts)
-            elif self._pool is not None:
-                helped = [item for future in self._futures for item in future.result()]
+            if self._children is None:
+                own = _analyse_queue(self._workspace, self._scripts, self._tasks, keep=True)
+                if self._pool is not None:
+                    helped = [item for future in self._futures for item in future.result()]
+                return own + helped
+            results = self._children.results()
+
+            def named() -> set[str] | None:
+                for index, value in results:
+                    if index < 0:
+                        return set(value)
+                    helped.extend(value)
+                return None  # no helper said: found out here
+
+            own = _analyse_queue(
+                self._workspace, self._scripts, self._tasks, keep=True, named=named
+            )
+            helped.extend(item for index, items in results if index >= 0 for item in items)
+            for path, content_hash, artefacts in helped:
+                self._workspace.adopt_artefacts(path, content_hash, artefacts)
             return own + helped
         finally:
             self.cancel()
@@ -317,23 +334,32 @@ def _analyse_scripts(spec: tuple[Path, tuple[Any, ...]], scripts: list[Path]) ->
 
 
 def _analyse_queue(
-    workspace: Workspace, scripts: list[Path], tasks: _Tasks | None, *, keep: bool
+    workspace: Workspace,
+    scripts: list[Path],
+    tasks: _Tasks | None,
+    *,
+    keep: bool,
+    named: set[str] | Callable[[], set[str] | None] | None = None,
 ) -> PrimedScripts:
     """The argparse model (and the script facts from the same parse) of a script some
     SKILL.md names, the script facts alone of the others (all of ``scripts``, or those taken
-    from ``tasks``); ``keep``: leave them (and the text) in ``workspace``. Only a guess of what the check will ask for: a model it needs and finds
-    missing is built where it is needed, the same model."""
-    named: set[str] | None = None
+    from ``tasks``); ``keep``: leave them (and the text) in ``workspace``. ``named``: the script
+    names some SKILL.md holds, or where to get them, when known. Only a guess of what the check
+    will ask for: a model it needs and finds missing is built where it is needed, the same
+    model."""
     out = []
+    known = named if isinstance(named, set) else None
     taken = (scripts[i] for i in tasks.take()) if tasks is not None else iter(scripts)
     for path in taken:
-        if named is None:
-            named = _named_in_skill_files(workspace, {path.name for path in scripts})
+        if known is None:
+            known = named() if callable(named) else None
+            if known is None:
+                known = _named_in_skill_files(workspace, {path.name for path in scripts})
         text = workspace.read(path)
         try:
             if text.doc is None:
                 continue
-            if path.name in named:
+            if path.name in known:
                 if script_model(workspace, path) is None:
                     continue
             else:
@@ -349,13 +375,22 @@ def _analyse_queue(
 def _named_in_skill_files(workspace: Workspace, names: set[str]) -> set[str]:
     """Which of the file ``names`` some SKILL.md of the workspace contains (a script nothing
     names, such as a module the others import, is never run by a documented command)."""
+    import os
+
     wanted = {name: name.encode() for name in names}
     found: set[str] = set()
     for skill in workspace.skills.values():
-        try:
-            data = (skill.folder / SKILL_FILE).read_bytes()
+        try:  # the raw bytes, in as few system calls as a read can take
+            fd = os.open(os.path.join(skill.folder, SKILL_FILE), os.O_RDONLY)
+            try:
+                chunks = [os.read(fd, 1 << 16)]
+                while chunks[-1]:
+                    chunks.append(os.read(fd, 1 << 16))
+            finally:
+                os.close(fd)
         except OSError:
             continue
+        data = b"".join(chunks)
         found.update(name for name, raw in wanted.items() if raw in data)
         if len(found) == len(wanted):
             break
