@@ -135,7 +135,7 @@ def _check_parallel(
         _FORKED_WORKSPACES.pop(workspace.root, None)
 
 
-ChunkResults = list[tuple[Path, dict[str, Any] | None, list[Finding]]]
+ChunkResults = list[tuple[Path, str | None, list[Finding]]]
 
 
 def _forked_chunks(
@@ -466,9 +466,9 @@ def _check_chunk_with_entries(
     spec: tuple[Path, tuple[Any, ...]],
     chunk: list[tuple[Path, FileKind]],
     build_cache_entries: bool,
-) -> list[tuple[Path, dict[str, Any] | None, list[Finding]]]:
+) -> list[tuple[Path, str | None, list[Finding]]]:
     """Worker (`--check`): like ``check_chunk``, but a cacheable file comes back with its
-    cache entry (when there is a cache) instead of its dependencies."""
+    cache entry as JSON (when there is a cache) instead of its dependencies."""
     from easel_ls.cache import EntryBuilder
 
     workspace = _worker_workspace(spec)
@@ -479,11 +479,14 @@ def _check_chunk_with_entries(
         # (as in the parent): one memo for all its chunks, not a fresh one per chunk.
         if not workspace.memoising_disk:
             workspace.memoise_disk(True)
-    out: list[tuple[Path, dict[str, Any] | None, list[Finding]]] = []
+    out: list[tuple[Path, str | None, list[Finding]]] = []
     checked = _checked(workspace, chunk, build_cache_entries, fresh_memo=False)
     for path, kind, deps, findings in checked:
         cached = build_cache_entries and kind in CACHEABLE
-        out.append((path, builder.entry(path, deps, findings) if cached else None, findings))
+        # Each entry goes back as the JSON the cache file holds: encoding here, in parallel,
+        # is most of the saving, and a string pickles faster than the nested lists.
+        entry = builder.encode_entry(builder.entry(path, deps, findings)) if cached else None
+        out.append((path, entry, findings))
     return out
 
 

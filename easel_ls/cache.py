@@ -133,6 +133,11 @@ class EntryBuilder:
             "findings": [finding_to_json(f) for f in findings],
         }
 
+    @staticmethod
+    def encode_entry(entry: dict[str, Any]) -> str:
+        """An entry as ``CheckCache.save`` writes it."""
+        return json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+
     def _stamp(self, path: Path) -> Stamp:
         # Within a batch run (where the workspace takes the disk as unchanging) a file read for
         # the check has its stamp already, and the shared scripts hundreds of documents depend
@@ -168,11 +173,23 @@ class CheckCache:
             if isinstance(entries, dict):
                 self.entries = entries
 
+    def _text(self) -> str:
+        """``json.dumps({"context": ..., "entries": ...})`` (the same text), with the entries
+        workers sent as JSON put in as they are."""
+        dump = partial(json.dumps, ensure_ascii=False, separators=(",", ":"))
+        entries = ",".join(
+            f"{dump(key)}:{entry if isinstance(entry, str) else dump(entry)}"
+            for key, entry in self.entries.items()
+        )
+        return f'{{"context":{dump(self.context_key)},"entries":{{{entries}}}}}'
+
     def lookup(self, path: Path) -> list[Finding] | None:
-        entry = self.entries.get(str(path))
+        entry: Any = self.entries.get(str(path))
         if entry is None:
             return None
         try:
+            if isinstance(entry, str):  # filed as JSON by a worker in this run
+                entry = json.loads(entry)
             if entry["stamp"] != stamp_of(path):
                 return None
             if entry["settings"] != self.builder.settings_key(path):
@@ -190,9 +207,10 @@ class CheckCache:
     def store(self, path: Path, deps: set[Path], findings: list[Finding]) -> None:
         self.store_entry(path, self.builder.entry(path, deps, findings))
 
-    def store_entry(self, path: Path, entry: dict[str, Any]) -> None:
-        """File an entry built by ``EntryBuilder.entry`` (here or in a worker process)."""
-        self.entries[str(path)] = entry
+    def store_entry(self, path: Path, entry: dict[str, Any] | str) -> None:
+        """File an entry built by ``EntryBuilder.entry`` (here or in a worker process), or
+        that entry already as JSON (``encode_entry``: a worker's share of the saving)."""
+        self.entries[str(path)] = entry  # type: ignore[assignment]
         self.dirty = True
 
     def save(self) -> None:
@@ -205,9 +223,7 @@ class CheckCache:
                 ignore.write_text("# Created by easel-ls\n*\n", encoding="utf-8")
             from easel_ls.fixes import atomic_write
 
-            payload = {"context": self.context_key, "entries": self.entries}
             # No fsync: after a power cut the cache may be lost (a cold run rebuilds it), but the
             # rename still never leaves a half-written file behind.
-            text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-            atomic_write(self.path, text, durable=False)
+            atomic_write(self.path, self._text(), durable=False)
             os.utime(self.folder)

@@ -120,3 +120,28 @@ def test_no_cache_writes_nothing(tmp_path: Path) -> None:
     make(tmp_path)
     check(tmp_path, "--no-cache")
     assert not (tmp_path / ".easel-ls-cache").exists()
+
+
+def test_entries_filed_as_json_are_saved_as_the_same_text(tmp_path: Path) -> None:
+    # Workers send their entries already encoded; the file must read exactly as json.dumps
+    # of the whole payload would write it, and such an entry must still be looked up.
+    from easel_ls.cache import CheckCache, EntryBuilder
+    from easel_ls.config import ConfigResolver
+    from easel_ls.workspace import Workspace
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.md").write_text("# a\n", "utf-8")
+    (root / "b.md").write_text("# b\n", "utf-8")
+    ws = Workspace(root=root, config=ConfigResolver(stop_at=root))
+    cache = CheckCache(ws)
+    entry_a = EntryBuilder(ws).entry(root / "a.md", set(), [])
+    entry_b = EntryBuilder(ws).entry(root / "b.md", set(), [])
+    cache.store_entry(root / "a.md", entry_a)
+    cache.store_entry(root / "b.md", EntryBuilder.encode_entry(entry_b))
+    assert cache.lookup(root / "b.md") == []
+    cache.save()
+    payload = {"context": cache.context_key, "entries": {str(root / "a.md"): entry_a}}
+    payload["entries"][str(root / "b.md")] = entry_b
+    expected = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    assert cache.path.read_text("utf-8") == expected
