@@ -3,7 +3,8 @@
 // and error icon, click opens SKILL.md, "Check This Skill"; Projects: status and kind, the cover
 // as icon, deliverables and steps with the failed one marked, the broken manifest with its
 // error), the .easel.json code lens opening the pipeline webview (lane labels, the failed step,
-// the cover image and an output link, read through the webview's frames), and the cover hover.
+// the cover image and an output link, read through the webview's frames; redrawn when the
+// manifest changes on disk), the cover hover, and "Reveal in Explorer" on a skill.
 // Usage: node drive_views.js <url> <workspace-dir> <screenshot-dir>
 // Screenshots: vscode-views.png, vscode-pipeline.png, vscode-hover-cover.png.
 const fs = require("fs");
@@ -95,6 +96,21 @@ async function webviewFrame(page, selector, timeoutMs) {
   return found;
 }
 
+async function sideBarWidth(page) {
+  return (await page.locator(".part.sidebar").boundingBox()).width;
+}
+
+/** Drags the sash on the side bar's right edge until the bar is `width` pixels wide. */
+async function setSideBarWidth(page, width) {
+  const bar = await page.locator(".part.sidebar").boundingBox();
+  const y = bar.y + bar.height / 2;
+  await page.mouse.move(bar.x + bar.width, y);
+  await page.mouse.down();
+  await page.mouse.move(bar.x + width, y, { steps: 8 });
+  await page.mouse.up();
+  await page.mouse.move(bar.x + width + 400, y); // off the sash and its hover highlight
+}
+
 main(async (page, { url, workspace, shotDir }) => {
   await openWorkbench(page, url);
 
@@ -171,6 +187,7 @@ main(async (page, { url, workspace, shotDir }) => {
   const toast = page.locator(".notifications-toasts .notification-list-item-message", {
     hasText: "Easel: xhs-publish: 2 errors · 1 warning.",
   });
+  await page.waitForTimeout(1000); // fewer retries: the refresh after the open is over by then
   for (let attempt = 1; ; attempt++) {
     await row(skills, "xhs-publish").click({ button: "right" });
     const item = page.locator(".context-view .action-label", { hasText: "Check This Skill" }).first();
@@ -183,16 +200,19 @@ main(async (page, { url, workspace, shotDir }) => {
     } catch (err) {
       const notes = await page.locator(".notifications-toasts").allInnerTexts();
       log(`check attempt ${attempt}: ${err.message.split("\n")[0]} (notifications: ${notes.join(" | ")})`);
-      await page.screenshot({ path: path.join(shotDir, `vscode-views-check-${attempt}.png`) });
       if (attempt === 3) throw new Error("Check This Skill showed no result");
       await page.keyboard.press("Escape");
     }
   }
   ok("Check This Skill: Easel: xhs-publish: 2 errors · 1 warning.");
   await page.keyboard.press("Escape");
+  // A wider side bar for the picture, so the badges and the broken manifest's error show whole.
+  const narrow = await sideBarWidth(page);
+  await setSideBarWidth(page, 470);
   await page.waitForTimeout(300);
   await page.screenshot({ path: path.join(shotDir, "vscode-views.png") });
   log("vscode-views.png saved");
+  await setSideBarWidth(page, narrow);
   await runCommand(page, "Notifications: Clear All Notifications"); // off the next pictures
 
   // 4) The manifest's code lens opens the pipeline webview.
@@ -269,4 +289,24 @@ main(async (page, { url, workspace, shotDir }) => {
   await page.waitForTimeout(300);
   await page.screenshot({ path: path.join(shotDir, "vscode-hover-cover.png") });
   log("vscode-hover-cover.png saved");
+
+  // 7) "Reveal in Explorer" on a skill selects its folder in the Explorer.
+  await page.keyboard.press("Escape");
+  for (let attempt = 1; ; attempt++) {
+    await row(skills, "xhs-publish").click({ button: "right" });
+    const item = page.locator(".context-view .action-label", { hasText: "Reveal in Explorer" }).first();
+    try {
+      await item.hover({ timeout: seconds(5) });
+      await page.keyboard.press("Enter");
+      await page
+        .locator(".explorer-folders-view .monaco-list-row.selected", { hasText: "xhs-publish" })
+        .first()
+        .waitFor({ timeout: seconds(10) });
+      break;
+    } catch (err) {
+      if (attempt === 3) throw new Error(`Reveal in Explorer: ${err.message.split("\n")[0]}`);
+      await page.keyboard.press("Escape");
+    }
+  }
+  ok("Reveal in Explorer selected skills/openclaw/xhs-publish");
 });
