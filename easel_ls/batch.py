@@ -123,8 +123,9 @@ def _check_parallel(
             results = _forked_chunks(spec, chunks, record, workers)
         else:
             results = _pooled_chunks(spec, chunks, record, workers, context, primed)
-        for chunk_results in results:
-            for path, entry, findings in chunk_results:
+        for chunk, chunk_results in zip(chunks, results, strict=False):
+            # A worker sends no paths back (rebuilding Path objects costs): the chunk has them.
+            for (path, _), (entry, findings) in zip(chunk, chunk_results, strict=True):
                 if progress is not None:
                     progress(done, path)
                 done += 1
@@ -135,7 +136,7 @@ def _check_parallel(
         _FORKED_WORKSPACES.pop(workspace.root, None)
 
 
-ChunkResults = list[tuple[Path, str | None, list[Finding]]]
+ChunkResults = list[tuple[str | None, list[Finding]]]  # per file of the chunk, in order
 
 
 def _forked_chunks(
@@ -466,9 +467,10 @@ def _check_chunk_with_entries(
     spec: tuple[Path, tuple[Any, ...]],
     chunk: list[tuple[Path, FileKind]],
     build_cache_entries: bool,
-) -> list[tuple[Path, str | None, list[Finding]]]:
-    """Worker (`--check`): like ``check_chunk``, but a cacheable file comes back with its
-    cache entry as JSON (when there is a cache) instead of its dependencies."""
+) -> ChunkResults:
+    """Worker (`--check`): like ``check_chunk``, but each file comes back (in the chunk's
+    order, without its path) with its cache entry as JSON when it is cacheable and there is a
+    cache, instead of its dependencies."""
     from easel_ls.cache import EntryBuilder
 
     workspace = _worker_workspace(spec)
@@ -479,14 +481,14 @@ def _check_chunk_with_entries(
         # (as in the parent): one memo for all its chunks, not a fresh one per chunk.
         if not workspace.memoising_disk:
             workspace.memoise_disk(True)
-    out: list[tuple[Path, str | None, list[Finding]]] = []
+    out: ChunkResults = []
     checked = _checked(workspace, chunk, build_cache_entries, fresh_memo=False)
     for path, kind, deps, findings in checked:
         cached = build_cache_entries and kind in CACHEABLE
         # Each entry goes back as the JSON the cache file holds: encoding here, in parallel,
         # is most of the saving, and a string pickles faster than the nested lists.
         entry = builder.encode_entry(builder.entry(path, deps, findings)) if cached else None
-        out.append((path, entry, findings))
+        out.append((entry, findings))
     return out
 
 
