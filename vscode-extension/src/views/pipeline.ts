@@ -52,6 +52,8 @@ class PipelinePanel {
   private project: ProjectInfo | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private pending: ReturnType<typeof setTimeout> | undefined;
+  private disposed = false;
+  private drawn = 0; // the latest update's number: an older answer arriving late is dropped
 
   constructor(
     private readonly manifest: vscode.Uri,
@@ -62,7 +64,7 @@ class PipelinePanel {
     // The lanes need the width of an editor group; files it opens go beside it.
     this.panel = vscode.window.createWebviewPanel(
       "easel.pipeline",
-      `Pipeline: ${decodeURIComponent(folder.path.split("/").pop() ?? "")}`,
+      `Pipeline: ${folder.path.split("/").pop() ?? ""}`, // Uri.path is already decoded
       vscode.ViewColumn.Active,
       {
         enableScripts: true,
@@ -85,6 +87,7 @@ class PipelinePanel {
       this.panel.webview.onDidReceiveMessage((message: Message) => void this.receive(message)),
     );
     this.panel.onDidDispose(() => {
+      this.disposed = true;
       clearTimeout(this.pending);
       for (const d of this.disposables) d.dispose();
     });
@@ -97,13 +100,15 @@ class PipelinePanel {
   }
 
   async update(): Promise<void> {
+    const number = ++this.drawn;
     let result: ProjectsResult | undefined;
     try {
       result = await this.projects();
     } catch (err) {
-      this.showMessage(`easel-ls could not list the projects: ${err}`);
+      if (number === this.drawn && !this.disposed) this.showMessage(`easel-ls could not list the projects: ${err}`);
       return;
     }
+    if (number !== this.drawn || this.disposed) return;
     if (!result) {
       this.showMessage("easel-ls is not running.");
       return;
