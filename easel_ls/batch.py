@@ -84,7 +84,7 @@ def _check_paths(
 
 
 _PARALLEL_THRESHOLD = 400  # below this, starting processes costs more than it saves
-_CHUNK_LIMIT = 250  # files per task handed to a worker process
+_CHUNK_LIMIT = 100  # files per task handed to a worker process (small: a short tail)
 
 
 def _worker_count(jobs: int | None, files: int) -> int:
