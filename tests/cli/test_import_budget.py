@@ -56,9 +56,9 @@ def _workspace(root: Path, manifest: object) -> None:
     (project / ".easel.json").write_text(json.dumps(manifest, ensure_ascii=False), "utf-8")
 
 
-def _imports(root: Path, fmt: str) -> dict[str, int]:
+def _imports(root: Path, fmt: str, *extra: str) -> dict[str, int]:
     """Module -> its own import time in µs, for a cold `check` of ``root``."""
-    argv = ["check", str(root), "--output-format", fmt, "--exit-zero", "--no-cache"]
+    argv = ["check", str(root), "--output-format", fmt, "--exit-zero", "--no-cache", *extra]
     probe = f"from easel_ls.cli import main; main({argv!r})"
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", probe],
@@ -99,3 +99,12 @@ def test_check_imports_little(tmp_path: Path, fmt: str) -> None:
 def test_an_invalid_manifest_still_gets_jsonschema(tmp_path: Path) -> None:
     _workspace(tmp_path, {**MANIFEST, "status": "finished"})
     assert "jsonschema" in _imports(tmp_path, "concise")
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="workers are forked only here")
+def test_a_parallel_check_forks_its_workers_without_multiprocessing(tmp_path: Path) -> None:
+    # Forked by hand: no executor, queues or threads to import (a fifth of a small run).
+    _workspace(tmp_path, MANIFEST)
+    loaded = set(_imports(tmp_path, "concise", "--jobs", "2"))
+    assert not {m for m in loaded if m.split(".")[0] in ("multiprocessing", "concurrent")}
+    assert not {m for m in loaded if m.split(".")[0] in ("pygls", "lsprotocol", "jsonschema")}
