@@ -2,7 +2,11 @@
 // commands the server's code lenses call. extension.ts owns the language client and hands it
 // over with attach() each time one starts.
 import * as vscode from "vscode";
-import type { LanguageClient, Location as LspLocation, Position as LspPosition } from "vscode-languageclient/node";
+import type {
+  LanguageClient,
+  Location as LspLocation,
+  Position as LspPosition,
+} from "vscode-languageclient/node";
 import { findingBadge, ProjectsResult, SkillsResult } from "./model";
 import { PipelinePanels } from "./pipeline";
 import { ProjectNode, ProjectsTree, SkillNode, SkillsTree, ViewsSource } from "./trees";
@@ -49,7 +53,8 @@ export class EaselViews implements ViewsSource {
       command("easel-ls.checkSkill", (node?: SkillNode) => this.checkSkill(node)),
       command("easel-ls.revealInExplorer", (node?: SkillNode | ProjectNode) => revealInExplorer(node)),
       command("easel-ls.openManifest", (node?: ProjectNode) => {
-        if (node?.kind === "project") void vscode.commands.executeCommand("vscode.open", vscode.Uri.parse(node.project.manifest));
+        if (node?.kind !== "project") return;
+        void vscode.commands.executeCommand("vscode.open", vscode.Uri.parse(node.project.manifest));
       }),
       command("easel-ls.showReferences", (uri: string, position: LspPosition, locations: LspLocation[]) =>
         this.showReferences(uri, position, locations),
@@ -87,7 +92,10 @@ export class EaselViews implements ViewsSource {
     if (typeof target === "string") manifest = vscode.Uri.parse(target);
     else if (target instanceof vscode.Uri) manifest = target;
     else if (isProjectNode(target)) manifest = vscode.Uri.parse(target.project.manifest);
-    if (manifest && !manifest.path.endsWith(`/${MANIFEST}`)) manifest = vscode.Uri.joinPath(manifest, MANIFEST);
+    // A project folder (from the Explorer) means its manifest.
+    if (manifest && !manifest.path.endsWith(`/${MANIFEST}`)) {
+      manifest = vscode.Uri.joinPath(manifest, MANIFEST);
+    }
     const active = vscode.window.activeTextEditor?.document.uri;
     if (!manifest && active?.path.endsWith(`/${MANIFEST}`)) manifest = active;
     manifest ??= await this.pickProject();
@@ -98,7 +106,9 @@ export class EaselViews implements ViewsSource {
     const result = await this.projects().catch(() => undefined);
     const projects = result?.projects ?? [];
     if (!projects.length) {
-      void vscode.window.showInformationMessage("Easel: no projects under outputs/ (a folder with an .easel.json).");
+      void vscode.window.showInformationMessage(
+        "Easel: no projects under outputs/ (a folder with an .easel.json).",
+      );
       return undefined;
     }
     const picked = await vscode.window.showQuickPick(

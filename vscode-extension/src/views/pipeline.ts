@@ -76,7 +76,9 @@ class PipelinePanel {
       light: vscode.Uri.joinPath(extensionUri, "media", "easel-light.svg"),
       dark: vscode.Uri.joinPath(extensionUri, "media", "easel-dark.svg"),
     };
-    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, ".easel.json"));
+    const watcher = vscode.workspace.createFileSystemWatcher(
+      new vscode.RelativePattern(folder, ".easel.json"),
+    );
     const later = () => this.scheduleUpdate();
     this.disposables.push(
       watcher,
@@ -105,7 +107,9 @@ class PipelinePanel {
     try {
       result = await this.projects();
     } catch (err) {
-      if (number === this.drawn && !this.disposed) this.showMessage(`easel-ls could not list the projects: ${err}`);
+      if (number === this.drawn && !this.disposed) {
+        this.showMessage(`easel-ls could not list the projects: ${err}`);
+      }
       return;
     }
     if (number !== this.drawn || this.disposed) return;
@@ -121,7 +125,8 @@ class PipelinePanel {
     this.project = project;
     this.panel.title = `Pipeline: ${projectLabel(project)}`;
     const webview = this.panel.webview;
-    const media = (name: string) => webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, "media", name));
+    const media = (name: string) =>
+      webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, "media", name));
     const page = renderPipeline(project, {
       cspSource: webview.cspSource,
       nonce: randomBytes(16).toString("hex"),

@@ -134,7 +134,9 @@ function header(
   for (const fact of [project.kind, project.platform]) {
     if (fact) facts.push(`<span class="fact">${escapeHtml(fact)}</span>`);
   }
-  if (project.updated) facts.push(`<span class="fact">updated ${escapeHtml(shortTime(project.updated))}</span>`);
+  if (project.updated) {
+    facts.push(`<span class="fact">updated ${escapeHtml(shortTime(project.updated))}</span>`);
+  }
   const topic = project.topic && project.topic !== project.title ? project.topic : "";
   return `<header class="project">
 ${figure}
@@ -167,7 +169,8 @@ function flow(steps: StepInfo[], fileLink: FileLink): string {
       cells.push(step ? `<td>${card(step, fileLink)}</td>` : `<td class="empty"></td>`);
     }
     const used = lane.steps.length ? "" : " unused";
-    return `<tr class="lane${used}" data-lane="${laneIndex}"><th class="lane-label" scope="row">${escapeHtml(lane.layer)}</th>${cells.join("")}</tr>`;
+    const label = `<th class="lane-label" scope="row">${escapeHtml(lane.layer)}</th>`;
+    return `<tr class="lane${used}" data-lane="${laneIndex}">${label}${cells.join("")}</tr>`;
   });
   const empty = steps.length
     ? ""
@@ -192,25 +195,34 @@ function card(step: StepInfo, fileLink: FileLink): string {
     : "";
   const summary = step.summary ? `<p class="step-summary">${escapeHtml(step.summary)}</p>` : "";
   const at = step.at ? `<p class="step-at">${escapeHtml(shortTime(step.at))}</p>` : "";
-  const reveal = step.range ? ` data-step="${step.index}" tabindex="0" title="Show in .easel.json"` : "";
+  const reveal = step.range
+    ? ` data-step="${step.index}" tabindex="0" title="Show in .easel.json"`
+    : "";
+  const head = [
+    `<span class="step-no">${stepNumber(step)}</span>`,
+    `<span class="step-skill">${escapeHtml(step.skill || "?")}</span>`,
+    `<span class="step-status">${mark} ${escapeHtml(step.status || "done")}</span>`,
+  ].join("");
   return `<div class="step status-${status}" id="step-${step.index}"${reveal}>
-<div class="step-head"><span class="step-no">${stepNumber(step)}</span><span class="step-skill">${escapeHtml(step.skill || "?")}</span><span class="step-status">${mark} ${escapeHtml(step.status || "done")}</span></div>
+<div class="step-head">${head}</div>
 ${summary}${outputs}${at}
 </div>`;
 }
 
-function deliverables(
-  files: FileRef[],
-  options: PageOptions,
-  fileLink: FileLink,
-): string {
+function deliverables(files: FileRef[], options: PageOptions, fileLink: FileLink): string {
   if (!files.length) {
-    return `<section class="deliverables"><h2>Deliverables</h2><p class="muted">None registered yet.</p></section>`;
+    return (
+      `<section class="deliverables"><h2>Deliverables</h2>` +
+      `<p class="muted">None registered yet.</p></section>`
+    );
   }
   const items = files.map((file) => {
     const src = file.exists && file.image ? options.imageSrc(file) : undefined;
     const thumb = src ? `<img class="thumb" src="${escapeHtml(src)}" alt="">` : "";
     return `<li>${fileLink(file, thumb)}</li>`;
   });
-  return `<section class="deliverables"><h2>Deliverables <span class="muted">${files.length}</span></h2><ul class="files">${items.join("")}</ul></section>`;
+  return (
+    `<section class="deliverables"><h2>Deliverables <span class="muted">${files.length}</span></h2>` +
+    `<ul class="files">${items.join("")}</ul></section>`
+  );
 }

@@ -134,7 +134,11 @@ function skillItem(skill: SkillInfo): vscode.TreeItem {
   item.description = badge || shortDescription(skill.description);
   item.iconPath = SEVERITY_ICONS[severity];
   item.contextValue = "easel.skill";
-  item.command = { title: "Open SKILL.md", command: "vscode.open", arguments: [vscode.Uri.parse(skill.skillMd)] };
+  item.command = {
+    title: "Open SKILL.md",
+    command: "vscode.open",
+    arguments: [vscode.Uri.parse(skill.skillMd)],
+  };
   const tip = new vscode.MarkdownString();
   tip.appendMarkdown("**").appendText(skill.name).appendMarkdown("**");
   const layer = skill.layer ?? (skill.layerText ? `unknown layer "${skill.layerText}"` : NO_LAYER);
@@ -172,7 +176,9 @@ export class ProjectsTree extends Tree<ProjectNode> {
       const result = await this.ask(() => this.source.projects());
       const projects = result?.projects ?? [];
       this.count = projects.length;
-      if (this.view) this.view.description = result ? countLabel(projects.length, "project", "projects") : undefined;
+      if (this.view) {
+        this.view.description = result ? countLabel(projects.length, "project", "projects") : undefined;
+      }
       return projects.map((project) => ({ kind: "project", project }));
     }
     switch (node.kind) {
@@ -207,7 +213,8 @@ export class ProjectsTree extends Tree<ProjectNode> {
         const item = new vscode.TreeItem("Deliverables", collapsed(files.length, true));
         item.id = `deliverables:${node.project.uri}`;
         const missing = files.filter((f) => !f.exists).length;
-        item.description = countLabel(files.length, "file", "files") + (missing ? ` · ${missing} missing` : "");
+        item.description =
+          countLabel(files.length, "file", "files") + (missing ? ` · ${missing} missing` : "");
         item.iconPath = new vscode.ThemeIcon("package");
         return item;
       }
