@@ -12,6 +12,10 @@ Starts `python -m easel_ls` with pygls's client on `benchmarks/workspaces/ws-N` 
   `debounceMs` 0, after the index is done (p50/p95/p99);
 - completion inside a command and hover on an option (p50/p95/p99), or "n/a" when the server
   does not offer the feature or does not answer;
+- the script ↔ docs graph: the first references request after the index (the graph's build
+  finishing, if the warm-up has not), then references and rename (the edit computed, not
+  applied) on that option (p50/p95/p99), and code lenses on a generated 1500-line script
+  opened as a buffer;
 - the server's peak RSS (`VmHWM` from /proc).
 
 Prints a Markdown table and writes `benchmarks/results_lsp.md`. A benchmark, not a test.
@@ -36,7 +40,15 @@ from pygls.lsp.client import LanguageClient
 
 BENCHMARKS_DIR = Path(__file__).resolve().parent
 RESULTS_FILE = BENCHMARKS_DIR / "results_lsp.md"
-TARGETS_MS = {"diagnostics p95": 30.0, "completion p95": 20.0, "first diagnostics": 1000.0}
+TARGETS_MS = {
+    "diagnostics p95": 30.0,
+    "completion p95": 20.0,
+    "first diagnostics": 1000.0,
+    "references p95": 50.0,
+    "rename p95": 200.0,
+    "code lens p95": 50.0,
+}
+LENS_SCRIPT_LINES = 1500
 RSS_TARGET_MB = 250.0
 REQUEST_TIMEOUT_S = 10.0
 BODY_LINES = 200
@@ -53,6 +65,11 @@ class Timings:
     diagnostics_ms: list[float] = field(default_factory=list)
     completion_ms: list[float] | None = None
     hover_ms: list[float] | None = None
+    first_references_ms: float | None = None
+    references_ms: list[float] | None = None
+    rename_ms: list[float] | None = None
+    code_lens_ms: list[float] | None = None
+    lens_count: int = 0
     peak_rss_mb: float | None = None
 
 
@@ -111,6 +128,20 @@ def command_position(text: str) -> tuple[int, int] | None:
         if line.startswith("python ") and " --" in line:
             return number, line.index(" --") + 3
     return None
+
+
+def big_script(lines: int = LENS_SCRIPT_LINES) -> str:
+    """A script of about ``lines`` lines: subcommands of 20 options each, every call a lens."""
+    out = ['"""A large command line (benchmark)."""', "import argparse", "", "", "def main():"]
+    out += ["    parser = argparse.ArgumentParser()", "    sub = parser.add_subparsers(dest='cmd')"]
+    n = 0
+    while len(out) < lines - 3:
+        out.append(f"    p{n} = sub.add_parser('step-{n}', help='step {n} of the pipeline')")
+        for k in range(20):
+            out.append(f"    p{n}.add_argument('--option-{k}', help='option {k} of step {n}')")
+        n += 1
+    out += ["    return parser.parse_args()", "", "", "main()"]
+    return "\n".join(out) + "\n"
 
 
 def utf16_column(line: str, column: int) -> int:
@@ -283,12 +314,62 @@ async def run(root: Path, changes: int, requests: int) -> Timings:
                     lsp.HoverParams(text_document=document, position=position)
                 ),
             )
+        if result.capabilities.references_provider:
+            await graph_requests(client, root, document, position, requests, timings)
     timings.peak_rss_mb = peak_rss_mb(server.pid)
     await client.shutdown_async(None)
     client.exit(None)
     await asyncio.sleep(0.2)
     await client.stop()
     return timings
+
+
+async def graph_requests(
+    client: Client,
+    root: Path,
+    document: lsp.TextDocumentIdentifier,
+    position: lsp.Position,
+    requests: int,
+    timings: Timings,
+) -> None:
+    def references() -> Any:
+        return client.text_document_references_async(
+            lsp.ReferenceParams(
+                text_document=document,
+                position=position,
+                context=lsp.ReferenceContext(include_declaration=True),
+            )
+        )
+
+    start = time.perf_counter()
+    await asyncio.wait_for(references(), 120)
+    timings.first_references_ms = (time.perf_counter() - start) * 1000
+    timings.references_ms = await timed_requests(requests, references)
+    timings.rename_ms = await timed_requests(
+        requests,
+        lambda: client.text_document_rename_async(
+            lsp.RenameParams(text_document=document, position=position, new_name="--renamed")
+        ),
+    )
+    script = root / "skills" / "shared" / "scripts" / "bench_large_cli.py"  # a buffer only
+    client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(
+            text_document=lsp.TextDocumentItem(
+                uri=script.as_uri(), language_id="python", version=1, text=big_script()
+            )
+        )
+    )
+    await wait_for_publish(client, (script.as_uri(), 1), 60)
+    lenses = await client.text_document_code_lens_async(
+        lsp.CodeLensParams(text_document=lsp.TextDocumentIdentifier(uri=script.as_uri()))
+    )
+    timings.lens_count = len(lenses or [])
+    timings.code_lens_ms = await timed_requests(
+        requests,
+        lambda: client.text_document_code_lens_async(
+            lsp.CodeLensParams(text_document=lsp.TextDocumentIdentifier(uri=script.as_uri()))
+        ),
+    )
 
 
 def row(name: str, values: list[float] | None, target: float | None) -> str:
@@ -322,6 +403,13 @@ def report(size: int, changes: int, requests: int, t: Timings, load_before: str)
         row("didChange → publishDiagnostics", t.diagnostics_ms, TARGETS_MS["diagnostics p95"]),
         row("completion in a command", t.completion_ms, TARGETS_MS["completion p95"]),
         row("hover on an option", t.hover_ms, None),
+        row("references of that option", t.references_ms, TARGETS_MS["references p95"]),
+        row("rename of that option (edit computed)", t.rename_ms, TARGETS_MS["rename p95"]),
+        row(
+            f"code lenses, {LENS_SCRIPT_LINES}-line script ({t.lens_count} lenses)",
+            t.code_lens_ms,
+            TARGETS_MS["code lens p95"],
+        ),
         "",
         "| measure | value | target | met |",
         "|---|---|---|---|",
@@ -335,6 +423,10 @@ def report(size: int, changes: int, requests: int, t: Timings, load_before: str)
         f"| full background index ({t.indexed_files}) | {t.index_s:.1f} s | — | |"
         if t.index_s is not None
         else "| full background index | n/a | — | |",
+        f"| first references after the index (graph built or finished) | "
+        f"{t.first_references_ms:.0f} ms | — | |"
+        if t.first_references_ms is not None
+        else "| first references after the index | n/a | — | |",
         f"| peak RSS of the server | {rss:.0f} MB | ≤ {RSS_TARGET_MB:.0f} MB | "
         f"{'yes' if rss <= RSS_TARGET_MB else '**no**'} |"
         if rss is not None

@@ -81,6 +81,8 @@ class EaselServer(LanguageServer):
         self.pushed: set[str] = set()
         # Editor settings layers (initializationOptions, workspace/configuration): settings.py.
         self.settings_layers = SettingsLayers()
+        # Each root's script ↔ docs graph being built in a worker (graph requests await it).
+        self.graph_builds: dict[Path, asyncio.Task[None]] = {}
 
     # -- workspaces -----------------------------------------------------------------------
     def add_root(self, root: Path) -> Workspace:

@@ -30,6 +30,8 @@ class Converter:
         lines = lines if lines is not None else self.lines_of(path)
         if pos.line >= len(lines):
             return lsp.Position(line=pos.line, character=0)
+        if lines[pos.line].isascii():  # one unit per character in every encoding
+            return lsp.Position(pos.line, min(pos.character, len(lines[pos.line])))
         return self.codec.position_to_client_units(lines, lsp.Position(pos.line, pos.character))
 
     def range(self, path: Path, rng: Range, lines: Sequence[str] | None = None) -> lsp.Range:

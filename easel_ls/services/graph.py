@@ -189,6 +189,7 @@ def graph(ws: Workspace) -> GraphIndex:
     if not changed and not skills_moved:
         return index
     to_check = {p for p in changed if p in index.docs}
+    forced: set[Path] = set()  # documents whose script changed: read their commands again
     relist = skills_moved or any(p not in index.docs and p.suffix in (".md", "") for p in changed)
     for script in (p for p in changed if p.suffix in (".py", ".sh")):
         if not index.knows_script(script):
@@ -196,15 +197,15 @@ def graph(ws: Workspace) -> GraphIndex:
             to_check |= {p for p, e in index.docs.items() if e.unresolved}
             continue
         index.model_ids.pop(script, None)
-        to_check |= index.users_of(script)
+        forced |= index.users_of(script)
     if relist:
         index.skills_id = id(ws.skills)
         wanted = markdown_documents(ws)
         for gone in index.docs.keys() - set(wanted):
             index.drop(gone)
         to_check |= {p for p in wanted if p not in index.docs}
-    for path in to_check:
-        _refresh_document(ws, index, path)
+    for path in to_check | forced:
+        _refresh_document(ws, index, path, force=path in forced)
     return index
 
 
@@ -234,8 +235,8 @@ def warm(ws: Workspace, seconds: float) -> bool:
     return not index.pending
 
 
-def _refresh_document(ws: Workspace, index: GraphIndex, path: Path) -> None:
-    entry = index.docs.get(path)
+def _refresh_document(ws: Workspace, index: GraphIndex, path: Path, force: bool = False) -> None:
+    entry = None if force else index.docs.get(path)
     stamp = None
     if path not in ws.overlays:
         try:
@@ -265,10 +266,67 @@ def _refresh_document(ws: Workspace, index: GraphIndex, path: Path) -> None:
     entry = _index_document(ws, found, index.model_ids)
     entry.stamp = stamp
     index.put(path, entry)
+    if stamp is not None:
+        ws.release(path)  # a closed file: its text and parse are re-read if it is opened
 
 
 def _models_unchanged(ws: Workspace, index: GraphIndex, entry: _DocEntry) -> bool:
-    return all(_model_id(ws, s, index.model_ids) == i for s, i in entry.scripts.items())
+    return all(
+        i == ADOPTED or _model_id(ws, s, index.model_ids) == i for s, i in entry.scripts.items()
+    )
+
+
+# An entry built in another process: its scripts' models are taken as current until one of
+# those scripts changes (then its users are read again).
+ADOPTED = -1
+
+
+def build_entries(spec: tuple[Path, tuple[object, ...]]) -> list[tuple[Path, _DocEntry]]:
+    """In a worker process: the graph entry of every document of the workspace ``spec`` names
+    (the server adopts them, so the editor process never parses the whole workspace)."""
+    from easel_ls.batch import _worker_workspace
+
+    ws = _worker_workspace(spec)
+    models: dict[Path, int] = {}
+    built = []
+    for path in markdown_documents(ws):
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        found = ws.read(path).doc
+        if found is None:
+            continue
+        entry = _index_document(ws, found, models)
+        entry.stamp = (st.st_mtime_ns, st.st_size)
+        entry.scripts = dict.fromkeys(entry.scripts, ADOPTED)
+        built.append((path, entry))
+        ws.release(path)
+    return built
+
+
+def begin_adoption(ws: Workspace) -> tuple[int, int] | None:
+    """Before a worker builds the entries: the workspace state they will be current with
+    (None: the graph is already built or being built here)."""
+    index = _index_of(ws)
+    if index.generation >= 0:
+        return None
+    return ws.generation, id(ws.skills)
+
+
+def adopt(ws: Workspace, since: tuple[int, int], entries: list[tuple[Path, _DocEntry]]) -> bool:
+    """Take a worker's entries; what changed after ``since`` is read again on the next
+    question. False when the graph was built here meanwhile."""
+    index = _index_of(ws)
+    if index.generation >= 0:
+        return False
+    index.generation, index.skills_id = since
+    for path, entry in entries:
+        if path in ws.overlays:
+            index.pending.append(path)  # the buffer, not the disk text
+        else:
+            index.put(path, entry)
+    return True
 
 
 def _model_id(ws: Workspace, script: Path, memo: dict[Path, int]) -> int:

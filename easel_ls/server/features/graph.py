@@ -4,8 +4,10 @@ WorkspaceEdit, so an open document is never changed behind the editor's back."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
@@ -16,6 +18,9 @@ from easel_ls.services import graph, refactor
 
 if TYPE_CHECKING:
     from easel_ls.server.app import EaselServer
+    from easel_ls.workspace import Workspace
+
+log = logging.getLogger(__name__)
 
 # Skill files and folders: what a move can break a link or command path to.
 MOVE_FILTERS = [
@@ -137,6 +142,12 @@ def did_rename_files(ls: EaselServer, params: lsp.RenameFilesParams) -> None:
     recheck(ls, to_check)
 
 
+async def ready_for(ls: EaselServer, uri: str) -> None:
+    path = path_of(uri)
+    if path is not None:
+        await graph_ready(ls, ls.workspace_for(path))
+
+
 def supports_file_renames(ls: EaselServer) -> bool:
     workspace = ls.client_capabilities.workspace
     edit = workspace.workspace_edit if workspace else None
@@ -177,29 +188,37 @@ def workspace_edit(ls: EaselServer, change: refactor.WorkspaceChange) -> lsp.Wor
 
 def register(server: EaselServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
-    def on_references(ls: EaselServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
+    async def on_references(ls: EaselServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
+        await ready_for(ls, params.text_document.uri)
         return references(ls, params)
 
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
-    def on_highlight(
+    async def on_highlight(
         ls: EaselServer, params: lsp.DocumentHighlightParams
     ) -> list[lsp.DocumentHighlight]:
+        await ready_for(ls, params.text_document.uri)
         return highlights(ls, params)
 
     @server.feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME)
-    def on_prepare_rename(
+    async def on_prepare_rename(
         ls: EaselServer, params: lsp.PrepareRenameParams
     ) -> lsp.PrepareRenamePlaceholder | None:
+        await ready_for(ls, params.text_document.uri)
         return prepare_rename(ls, params)
 
     @server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))
-    def on_rename(ls: EaselServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
+    async def on_rename(ls: EaselServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
+        await ready_for(ls, params.text_document.uri)
         return rename(ls, params)
 
     @server.feature(
         lsp.WORKSPACE_WILL_RENAME_FILES, lsp.FileOperationRegistrationOptions(filters=MOVE_FILTERS)
     )
-    def on_will_rename(ls: EaselServer, params: lsp.RenameFilesParams) -> lsp.WorkspaceEdit | None:
+    async def on_will_rename(
+        ls: EaselServer, params: lsp.RenameFilesParams
+    ) -> lsp.WorkspaceEdit | None:
+        for item in params.files:
+            await ready_for(ls, item.old_uri)
         return will_rename_files(ls, params)
 
     @server.feature(
@@ -211,13 +230,72 @@ def register(server: EaselServer) -> None:
 
 # The longest stretch the graph's first build runs without letting requests through.
 WARM_SLICE_S = 0.012
+# Larger workspaces have their graph built in a worker process, like the background index:
+# parsing every command of thousands of documents would hold up keystrokes, and memory.
+WORKER_GRAPH_MIN_DOCUMENTS = 300
 
 
-async def warm_graph(ls: EaselServer) -> None:
-    """After the background index: build each root's graph in slices between requests, so the
-    first references, rename or code lens does not wait for a whole-workspace build."""
-    import asyncio
-
+async def build_graph(ls: EaselServer) -> None:
+    """After the background index: each root's graph, so the first references, rename or
+    code lens does not wait for a whole-workspace build."""
     for ws in list(ls.roots.values()):
-        while not graph.warm(ws, WARM_SLICE_S):
-            await asyncio.sleep(0)
+        await start_graph_build(ls, ws)
+
+
+def start_graph_build(ls: EaselServer, ws: Workspace) -> asyncio.Task[None]:
+    task = ls.graph_builds.get(ws.root)
+    if task is None:
+        task = ls.graph_builds[ws.root] = asyncio.ensure_future(_build_root(ws))
+    return task
+
+
+async def graph_ready(ls: EaselServer, ws: Workspace) -> None:
+    """A large workspace's graph comes from a worker: a question waits for it rather than
+    parsing the whole workspace on the event loop."""
+    task = ls.graph_builds.get(ws.root)
+    if task is None and graph.begin_adoption(ws) is not None:
+        if len(graph.markdown_documents(ws)) < WORKER_GRAPH_MIN_DOCUMENTS:
+            return  # small: the question builds it in a moment
+        task = start_graph_build(ls, ws)
+    if task is not None and not task.done():
+        await asyncio.shield(task)
+
+
+async def _build_root(ws: Workspace) -> None:
+    since = graph.begin_adoption(ws)
+    if since is None:
+        return
+    if len(graph.markdown_documents(ws)) >= WORKER_GRAPH_MIN_DOCUMENTS:
+        entries = await _entries_in_worker(ws)
+        if entries is not None:
+            graph.adopt(ws, since, entries)
+            _settle_heap()
+            return
+    while not graph.warm(ws, WARM_SLICE_S):
+        await asyncio.sleep(0)
+    _settle_heap()
+
+
+def _settle_heap() -> None:
+    """The graph is tens of thousands of long-lived, acyclic objects: move them (and the rest
+    of the heap built so far) out of the collector's reach, or every full collection walks
+    them again and a request that allocates pays a pause of a few hundred milliseconds."""
+    import gc
+
+    gc.freeze()
+
+
+async def _entries_in_worker(ws: Workspace) -> list[tuple[Path, Any]] | None:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # spawn, not fork: the server runs threads, and a forked child would inherit their locks.
+    context = multiprocessing.get_context("spawn")
+    try:
+        with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+            spec = (ws.root, ws.config.init_args)
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(pool, graph.build_entries, spec)
+    except Exception:
+        log.warning("graph worker unavailable; building the graph in-process", exc_info=True)
+        return None

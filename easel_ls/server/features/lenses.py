@@ -60,5 +60,8 @@ def _range_json(rng: lsp.Range) -> dict[str, Any]:
 
 def register(server: EaselServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=False))
-    def on_code_lens(ls: EaselServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
+    async def on_code_lens(ls: EaselServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
+        from easel_ls.server.features.graph import ready_for
+
+        await ready_for(ls, params.text_document.uri)  # script lenses count the graph's uses
         return lenses(ls, params.text_document.uri)

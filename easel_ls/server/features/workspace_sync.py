@@ -163,9 +163,9 @@ async def index_workspace(ls: EaselServer) -> None:
             ls.work_done_progress.end(
                 token, lsp.WorkDoneProgressEnd(message=f"{checked} files checked")
             )
-    from easel_ls.server.features.graph import warm_graph
+    from easel_ls.server.features.graph import build_graph
 
-    await warm_graph(ls)  # then references and lenses are answered from a built graph
+    await build_graph(ls)  # then references and lenses are answered from a built graph
 
 
 class _Progress:
