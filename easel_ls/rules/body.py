@@ -50,16 +50,32 @@ def _satisfies(title: str, accepted: tuple[str, ...]) -> bool:
     """A heading starts with an accepted one (`## 执行流程`), or with a short modifier before it
     (`## 完整工作流程`, `## 详细步骤`; never a negation: `## 不输出什么`); a Latin one may also be any
     word of it (`## Định dạng output`, `## Step 1：需求收集`, `## 发布前检查（有 Profile 时）`)."""
-    for heading in accepted:
-        folded = heading.casefold()
-        if not folded.isascii():
+    for folded, word in _folded(accepted):
+        if word is None:
             at = title.find(folded, 0, _MODIFIER_LIMIT + len(folded))
             if at == 0 or (at > 0 and not _NEGATION.search(title[:at])):
                 return True
-        # The word itself or its plural (`Inputs`), never a longer word (`Stepper`).
-        elif re.search(rf"(?<![a-z0-9]){re.escape(folded)}s?(?![a-z])", title):
+        elif word.search(title):
             return True
     return False
+
+
+_FOLDED: dict[tuple[str, ...], tuple[tuple[str, re.Pattern[str] | None], ...]] = {}
+
+
+def _folded(accepted: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str] | None], ...]:
+    """Each accepted heading case-folded, with the word pattern of a Latin one (built once per
+    configuration: every heading of every SKILL.md is compared with them)."""
+    known = _FOLDED.get(accepted)
+    if known is None:
+        if len(_FOLDED) >= 256:
+            _FOLDED.clear()
+        # The word itself or its plural (`Inputs`), never a longer word (`Stepper`).
+        known = _FOLDED[accepted] = tuple(
+            (f, None if not f.isascii() else re.compile(rf"(?<![a-z0-9]){re.escape(f)}s?(?![a-z])"))
+            for f in (heading.casefold() for heading in accepted)
+        )
+    return known
 
 
 def accepted_headings(section: str, synonyms: dict[str, list[str]]) -> tuple[str, ...]:
