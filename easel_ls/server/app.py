@@ -13,6 +13,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
@@ -116,12 +117,17 @@ class EaselServer(LanguageServer):
         if path is None:
             return None
         ws = self.workspace_for(path)
-        opened = self.workspace.text_documents.get(uri)
+        opened = self.opened(uri)
         if opened is not None:
             doc = TextDocument(path, opened.source, opened.version)
             ws.set_overlay(doc)
             return doc
         return ws.read(path).doc
+
+    def opened(self, uri: str) -> Any:
+        """The editor's buffer for ``uri``, or None. pygls keys buffers by the percent-decoded
+        URI, while clients send `春日野餐` as `%E6%98%A5…`: look it up the way pygls stores it."""
+        return self.workspace.text_documents.get(unquote(uri))
 
     def converter(self) -> Converter:
         def lines_of(path: Path) -> list[str]:

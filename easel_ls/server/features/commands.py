@@ -138,7 +138,7 @@ async def register_deliverables(ls: EaselServer, target: str) -> dict[str, Any]:
     loaded = manifest_module(ws, trusted=trusted)
     if loaded.module is None:
         return _refuse(ls, uri, f"cannot register deliverables: {loaded.origin}")
-    exists = manifest.exists() or uri in ls.workspace.text_documents
+    exists = manifest.exists() or ls.opened(uri) is not None
     doc = ls.document(uri) if exists else None
     if exists and doc is None:
         return _refuse(ls, uri, f"{ws.rel(manifest)} cannot be read; it is not rewritten")
@@ -234,7 +234,7 @@ async def check_workspace(ls: EaselServer) -> dict[str, int]:
 def _check(ls: EaselServer, ws: Workspace, path: Path) -> list[Finding]:
     uri = uri_of(path)
     try:
-        if uri in ls.workspace.text_documents:
+        if ls.opened(uri) is not None:
             doc = ls.document(uri)  # the editor's text, not the disk's
             if doc is not None:
                 return check_document(ws, doc)

@@ -64,7 +64,8 @@ def configured_workspace(ls: EaselServer, path: Path) -> Workspace:
 def open_uris(ls: EaselServer) -> dict[Path, str]:
     """Open documents by path (the URI as the client spelled it)."""
     result: dict[Path, str] = {}
-    for uri in list(ls.workspace.text_documents):
+    for opened in list(ls.workspace.text_documents.values()):
+        uri = opened.uri
         path = path_of(uri)
         if path is not None:
             result[path] = uri
@@ -78,7 +79,7 @@ def analyse(ls: EaselServer, uri: str) -> tuple[Path, list[str], int | None, lis
     if path is None:
         return None
     ws = configured_workspace(ls, path)
-    opened = ls.workspace.text_documents.get(uri)
+    opened = ls.opened(uri)
     try:
         if opened is not None:
             doc = ls.document(uri)
@@ -113,7 +114,7 @@ def to_diagnostics(
 
 def is_stale(ls: EaselServer, uri: str, version: int | None) -> bool:
     """Whether the editor already holds a newer version than the one that was checked."""
-    current = ls.workspace.text_documents.get(uri)
+    current = ls.opened(uri)
     if current is None or version is None or current.version is None:
         return False
     return version < current.version
@@ -170,7 +171,7 @@ def pull_supported(ls: EaselServer) -> bool:
 def pull_owns(ls: EaselServer, uri: str) -> bool:
     """Open documents of a client that pulls are served by pull only (push covers the rest:
     files the background index checked, and clients that cannot pull)."""
-    return pull_supported(ls) and uri in ls.workspace.text_documents
+    return pull_supported(ls) and ls.opened(uri) is not None
 
 
 def refresh_supported(ls: EaselServer) -> bool:
@@ -291,7 +292,7 @@ async def workspace_report(
     for i, (uri, findings) in enumerate(list(ls.findings.items())):
         if i and i % (BATCH_SIZE * 8) == 0:
             await asyncio.sleep(0)
-        opened = ls.workspace.text_documents.get(uri)
+        opened = ls.opened(uri)
         version = opened.version if opened is not None else None
         result_id = findings_result_id(findings)
         if previous.get(uri) == result_id:

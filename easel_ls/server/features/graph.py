@@ -173,7 +173,7 @@ def workspace_edit(ls: EaselServer, change: refactor.WorkspaceChange) -> lsp.Wor
     changes: list[lsp.TextDocumentEdit | lsp.RenameFile] = []
     for path, edits in per_file.items():
         uri = uri_of(path)
-        opened = ls.workspace.text_documents.get(uri)
+        opened = ls.opened(uri)
         version = opened.version if opened is not None else None
         changes.append(
             lsp.TextDocumentEdit(

@@ -61,8 +61,8 @@ def announce_change(ls: EaselServer) -> None:
 def workspaces_of(ls: EaselServer, params: Any) -> list[Workspace]:
     """The root named by ``params.uri`` (a folder URI), else every root; open documents are
     seen as their editor buffers, even before their debounced check ran."""
-    for opened in list(ls.workspace.text_documents):
-        ls.document(opened)
+    for opened in list(ls.workspace.text_documents.values()):
+        ls.document(opened.uri)
     uri = _param(params, "uri")
     if isinstance(uri, str) and uri:
         path = path_of(uri)
