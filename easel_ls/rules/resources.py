@@ -206,12 +206,20 @@ def _speaking_files(ctx: Context, folder: Path) -> Iterator[Path]:
             yield path
 
 
+def _posix_below(path: Path, folder: Path) -> str:
+    """``path.relative_to(folder).as_posix()``; string slicing in the common case."""
+    text, base = str(path), str(folder)
+    if text.startswith(base + os.sep) and len(text) > len(base) + 1:
+        return text[len(base) + 1 :].replace(os.sep, "/")
+    return path.relative_to(folder).as_posix()
+
+
 @checker(FileKind.REFERENCE, FileKind.SCRIPT, codes=("RS003",))
 def orphan_resource(ctx: Context) -> None:
     skill = ctx.skill
     if skill is None:
         return
-    rel = ctx.path.relative_to(skill.folder).as_posix()
+    rel = _posix_below(ctx.path, skill.folder)
     if ctx.path.name.startswith(("_", ".")) and ctx.path.suffix == ".py":
         return  # private helper modules are imported, not documented
     name = ctx.path.name
