@@ -461,7 +461,11 @@ class Workspace:
             return indexed
         for folder in [path.parent, *path.parent.parents]:
             if (folder / SKILL_FILE).is_file() or (folder / SKILL_FILE) in self.overlays:
-                return self.skills.get(folder.name) or Skill(folder.name, folder)
+                indexed_skill = self.skills.get(folder.name)
+                # A nested workspace (a test fixture) may hold a skill of the same name.
+                if indexed_skill is not None and indexed_skill.folder == folder:
+                    return indexed_skill
+                return Skill(folder.name, folder)
             if folder == self.root or folder == folder.parent:
                 break
         return None
