@@ -97,15 +97,36 @@ def finding_from_json(d: dict[str, Any]) -> Finding:
     )
 
 
+_FINGERPRINTED = (".py", ".json", ".md")
+
+
 def _code_fingerprint() -> list[list[object]]:
     """Stamps of easel-ls's own modules and data: a changed rule (even unreleased) or rule
     doc invalidates every cached result."""
     package = Path(__file__).parent
-    return [
-        [str(p.relative_to(package)), *(stamp_of(p) or [])]
-        for p in sorted(package.rglob("*"))
-        if p.suffix in (".py", ".json", ".md")
-    ]
+    if os.sep != "/":
+        return [
+            [str(p.relative_to(package)), *(stamp_of(p) or [])]
+            for p in sorted(package.rglob("*"))
+            if p.suffix in _FINGERPRINTED
+        ]
+    # The same list without a Path per file (every run, warm ones too, starts with it):
+    # rglob's entries (folders too, symbolic links to folders not entered), in Path order.
+    base = str(package)
+    names: list[tuple[str, ...]] = []
+    for folder, subfolders, files in os.walk(base):
+        below = folder[len(base) + 1 :]
+        for name in (*subfolders, *files):
+            if _suffix(name) in _FINGERPRINTED:
+                names.append((*below.split("/"), name) if below else (name,))
+    names.sort()
+    return [["/".join(parts), *(stamp_of(os.path.join(base, *parts)) or [])] for parts in names]
+
+
+def _suffix(name: str) -> str:
+    """``PurePath(name).suffix``."""
+    at = name.rfind(".")
+    return name[at:] if 0 < at < len(name) - 1 else ""
 
 
 class EntryBuilder:

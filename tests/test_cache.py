@@ -145,3 +145,22 @@ def test_entries_filed_as_json_are_saved_as_the_same_text(tmp_path: Path) -> Non
     payload["entries"][str(root / "b.md")] = entry_b
     expected = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
     assert cache.path.read_text("utf-8") == expected
+
+
+def test_the_code_fingerprint_lists_what_rglob_lists_in_path_order() -> None:
+    from easel_ls import cache
+
+    package = Path(cache.__file__).parent
+    expected = [
+        [str(p.relative_to(package)), *(cache.stamp_of(p) or [])]
+        for p in sorted(package.rglob("*"))
+        if p.suffix in (".py", ".json", ".md")
+    ]
+    assert cache._code_fingerprint() == expected
+    assert [cache._suffix(n) for n in ("a.md", ".md", "a.", "a.b.json", "a")] == [
+        ".md",
+        "",
+        "",
+        ".json",
+        "",
+    ]
