@@ -374,6 +374,19 @@ async def test_check_workspace_checks_every_file_and_publishes(
     assert [d.code for d in client.diagnostics[note]] == ["MF008"]
 
 
+async def test_check_workspace_with_a_folder_checks_only_that_folder(
+    client: LanguageClient,
+) -> None:
+    root: Path = client.workspace_root  # type: ignore[attr-defined]
+    skill = next(p.parent for p in sorted((root / "skills").rglob("SKILL.md")))
+    result = await execute(client, "easel.checkWorkspace", skill.as_uri())
+    fresh = Workspace(root=root.resolve(), config=ConfigResolver(stop_at=root.resolve()))
+    wanted = {p for p in fresh.iter_files([skill.resolve()]) if _wanted(fresh, p)}
+    assert result["files"] == len(wanted) > 0
+    everything = await execute(client, "easel.checkWorkspace")
+    assert everything["files"] > result["files"]
+
+
 def _wanted(ws: Workspace, path: Path) -> bool:
     from easel_ls.engine import wants
 

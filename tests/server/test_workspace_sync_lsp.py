@@ -123,7 +123,7 @@ async def test_file_watchers_are_registered_when_the_client_allows_it(
     globs = [
         w["globPattern"] if isinstance(w, dict) else w.glob_pattern for w in options["watchers"]
     ]
-    assert globs == ["**/*.{md,py,sh,json,prompt,expected,toml}"]
+    assert globs == ["**/*.{md,py,sh,json,prompt,expected,toml}", "**/outputs/**"]
 
 
 @pytest.mark.parametrize("opened", [True, False], ids=["skill-open", "skill-closed"])

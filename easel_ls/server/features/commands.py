@@ -209,14 +209,16 @@ def _refuse(ls: EaselServer, uri: str, reason: str) -> dict[str, Any]:
 # -- check workspace ------------------------------------------------------------------------
 
 
-async def check_workspace(ls: EaselServer) -> dict[str, int]:
-    """Re-check every file of every root and publish; returns how many files and findings."""
+async def check_workspace(ls: EaselServer, folder: Path | None = None) -> dict[str, int]:
+    """Re-check every file of every root (or only those under ``folder``, e.g. one skill) and
+    publish; returns how many files and findings."""
     files = total = 0
-    for ws in list(ls.roots.values()):
+    roots = list(ls.roots.values()) if folder is None else [ls.workspace_for(folder)]
+    for ws in roots:
         ws.forget(ws.root)  # a fresh skills index: skills may have come or gone
         # A check may report on another file (MF008 sits on the deliverable, not the manifest).
         by_path: dict[Path, list[Finding]] = {}
-        for path in ws.iter_files([ws.root]):
+        for path in ws.iter_files([folder if folder is not None else ws.root]):
             if not wants(ws, path):
                 continue
             by_path.setdefault(path, [])
@@ -273,7 +275,12 @@ def _first_text(arguments: tuple[Any, ...]) -> str | None:
 def register(server: EaselServer) -> None:
     @server.command(CHECK_WORKSPACE)
     async def check_workspace_command(ls: EaselServer, *arguments: Any) -> dict[str, int]:
-        return await check_workspace(ls)
+        """Optional argument: a folder (URI or path), e.g. a skill: check only what it holds."""
+        target = _first_text(arguments)
+        folder = None
+        if target is not None:
+            folder = path_of(target) if "://" in target else Path(target)
+        return await check_workspace(ls, folder.resolve() if folder is not None else None)
 
     @server.command(REGISTER_DELIVERABLES)
     async def register_deliverables_command(ls: EaselServer, *arguments: Any) -> dict[str, Any]:

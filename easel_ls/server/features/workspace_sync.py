@@ -46,6 +46,9 @@ from easel_ls.workspace import SKILL_FILE, Workspace
 log = logging.getLogger(__name__)
 
 WATCH_GLOB = "**/*.{md,py,sh,json,prompt,expected,toml}"
+# Deliverables and covers are any kind of file (PNG, MP4, …): a project's manifest is judged
+# by which of them exist, and the editor's views show them.
+WATCH_OUTPUTS_GLOB = "**/outputs/**"
 WATCHER_REGISTRATION_ID = "easel-ls/watched-files"
 SHOW_SETTINGS = "easel.showSettings"
 INDEX_TITLE = "easel-ls: checking the workspace"
@@ -316,7 +319,10 @@ async def register_file_watchers(ls: EaselServer) -> None:
         id=WATCHER_REGISTRATION_ID,
         method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
         register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
-            watchers=[lsp.FileSystemWatcher(glob_pattern=WATCH_GLOB)]
+            watchers=[
+                lsp.FileSystemWatcher(glob_pattern=WATCH_GLOB),
+                lsp.FileSystemWatcher(glob_pattern=WATCH_OUTPUTS_GLOB),
+            ]
         ),
     )
     try:
