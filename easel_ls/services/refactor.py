@@ -180,6 +180,10 @@ def _rename_option(
         if _derived_dest(new_flags, prefix_chars) != definition.derived_dest:
             at = definition.dest_insert_at
             change.add(script, Range(at, at), f', dest="{definition.derived_dest}"')
+    # A script that also looks for the flag in `sys.argv` itself (`"--selftest" in sys.argv`)
+    # must keep finding it.
+    for rng in _dispatch_literals(ws, script, old, definition, dicts=False):
+        change.add(script, rng, new)
     negative_old = "--no-" + old[2:] if old.startswith("--") else None
     negative_new = "--no-" + new[2:] if new.startswith("--") else None
     for use in graph(ws).uses_of(definition.target):
@@ -248,10 +252,11 @@ def _rename_subcommand(
 
 
 def _dispatch_literals(
-    ws: Workspace, script: Path, name: str, definition: ScriptDefinition
+    ws: Workspace, script: Path, name: str, definition: ScriptDefinition, dicts: bool = True
 ) -> list[Range]:
-    """Where the script compares the chosen subcommand with its name (`args.cmd == "render"`,
-    a dict of handlers, a `match` case): those literals follow the rename, or dispatch breaks."""
+    """Where the script compares a word with ``name`` itself (`args.cmd == "render"`,
+    `"--selftest" in sys.argv`, a dict of handlers, a `match` case): those literals follow the
+    rename, or the script stops recognising it."""
     from easel_ls.services.graph import _literal_range
 
     doc = ws.read(script).doc
@@ -265,7 +270,7 @@ def _dispatch_literals(
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
             found.extend(_constants([node.left, *node.comparators], name))
-        elif isinstance(node, ast.Dict):
+        elif isinstance(node, ast.Dict) and dicts:
             found.extend(_constants([k for k in node.keys if k is not None], name))
         elif isinstance(node, ast.MatchValue):
             found.extend(_constants([node.value], name))

@@ -427,3 +427,33 @@ def test_moving_an_unrelated_file_changes_nothing(root: Path) -> None:
     ws = workspace(root)
     change = refactor.file_moves(ws, [(root / "notes.txt", root / "notes-old.txt")])
     assert change.edits == {}
+
+
+def test_a_flag_the_script_also_reads_from_sys_argv_is_renamed_there_too(tmp_path: Path) -> None:
+    # Seen in real skills: `--selftest` answered from sys.argv before argparse runs.
+    folder = tmp_path / "skills" / "openclaw" / "quick-check"
+    (folder / "scripts").mkdir(parents=True)
+    (folder / "scripts" / "probe.py").write_text(
+        "import argparse\nimport sys\n\n"
+        'if "--self-check" in sys.argv[1:]:\n    sys.exit(0)\n'
+        "parser = argparse.ArgumentParser()\n"
+        'parser.add_argument("--self-check", action="store_true")\n'
+        'parser.add_argument("--topic", required=True)\n'
+        "parser.parse_args()\n",
+        encoding="utf-8",
+    )
+    (folder / "SKILL.md").write_text(
+        "---\nname: quick-check\ndescription: 自检。\nlayer: general\n---\n# 自检\n\n"
+        "`python skills/openclaw/quick-check/scripts/probe.py --self-check`\n",
+        encoding="utf-8",
+    )
+    ws = workspace(tmp_path)
+    script = "skills/openclaw/quick-check/scripts/probe.py"
+    change = refactor.rename(
+        ws, doc(ws, script), at(ws, script, '("--self-check"', offset=4), "--probe"
+    )
+    apply(ws, change)
+    text = (tmp_path / script).read_text(encoding="utf-8")
+    assert 'if "--probe" in sys.argv[1:]:' in text
+    assert 'parser.add_argument("--probe", dest="self_check"' in text
+    assert "probe.py --probe`" in (folder / "SKILL.md").read_text(encoding="utf-8")
