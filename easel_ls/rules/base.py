@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
 from easel_ls.findings import Severity
 
@@ -40,11 +41,29 @@ class Rule:
 @cache
 def rule_doc(code: str) -> str:
     try:
-        return (
-            resources.files("easel_ls.rules")
-            .joinpath("docs")
-            .joinpath(f"{code}.md")
-            .read_text("utf-8")
-        )
+        return package_text("easel_ls.rules", "docs", f"{code}.md")
     except (FileNotFoundError, OSError):
         return ""
+
+
+def package_text(package: str, *names: str) -> str:
+    """``importlib.resources.files(package).joinpath(*names).read_text("utf-8")``, read
+    straight from the package's one folder when the file is there (importing and setting up
+    importlib.resources, zipfile included, costs more than checking a small file)."""
+    module = sys.modules.get(package)
+    if module is None:
+        import importlib
+
+        module = importlib.import_module(package)
+    folders = list(getattr(module, "__path__", []))
+    if len(folders) == 1:
+        path = os.path.join(folders[0], *names)
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as file:
+                return file.read()
+    from importlib import resources
+
+    node = resources.files(package)
+    for name in names:
+        node = node.joinpath(name)
+    return node.read_text("utf-8")

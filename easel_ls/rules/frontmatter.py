@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 import yaml
 
 from easel_ls.findings import Applicability, CreateFile, Fix, Location, Position, Range, TextEdit
 from easel_ls.model.frontmatter import Frontmatter, is_empty, mapping_items, scalar_text
+from easel_ls.rules.base import package_text
 from easel_ls.rules.context import Context, FileKind, checker
 from easel_ls.spec import (
     ALLOWED_TOP_KEYS,
@@ -452,11 +452,7 @@ def _trim_to_content(ctx: Context, rng: Range) -> Range:
 def _openclaw_validator() -> Any:
     import jsonschema
 
-    text = (
-        resources.files("easel_ls.schemas")
-        .joinpath("openclaw-metadata.schema.json")
-        .read_text("utf-8")
-    )
+    text = package_text("easel_ls.schemas", "openclaw-metadata.schema.json")
     schema = json.loads(text)
     return jsonschema.Draft202012Validator(schema)
 

@@ -15,12 +15,12 @@ import re
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from easel_ls.findings import Applicability, Fix, Range, Severity, TextEdit
 from easel_ls.model.json_doc import JsonDocument, JsonNode, PathStep, parse_json
+from easel_ls.rules.base import package_text
 from easel_ls.rules.context import Context, FileKind, checker
 from easel_ls.rules.outputs import ASSETS_DIR, list_project
 from easel_ls.schema_precheck import surely_valid
@@ -44,7 +44,7 @@ def shared_modules(ctx: Context) -> SharedModules:
 
 @lru_cache(maxsize=1)
 def manifest_schema() -> dict[str, Any]:
-    text = resources.files("easel_ls.schemas").joinpath("easel.schema.json").read_text("utf-8")
+    text = package_text("easel_ls.schemas", "easel.schema.json")
     schema: dict[str, Any] = json.loads(text)
     return schema
 
