@@ -33,9 +33,9 @@ def workspace_files() -> Mapping[str, str]:
 
 @pytest.fixture()
 def workspace(tmp_path: Path, workspace_files: Mapping[str, str]) -> Path:
-    from conftest import write_files
-
-    write_files(tmp_path, workspace_files)
+    for rel, text in workspace_files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
     # A real (tiny) PNG: the signature and an IHDR chunk.
     (tmp_path / COVER).write_bytes(
         b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00"

@@ -4,18 +4,24 @@ buffer, not the disk, for diagnostics, hover and rename."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from conftest import SCRIPT_PATH, SKILL_PATH, WORKSPACE_FILES, write_files
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
+# The shared default workspace (tests/server/conftest.py), under another folder name.
+SKILL_PATH = "skills/openclaw/card-maker/SKILL.md"
+SCRIPT_PATH = "skills/openclaw/card-maker/scripts/render_cards.py"
+
 
 @pytest.fixture()
-def workspace(tmp_path: Path) -> Path:
+def workspace(tmp_path: Path, workspace_files: Mapping[str, str]) -> Path:
     root = tmp_path / "工作区 草稿"
-    write_files(root, WORKSPACE_FILES)
+    for rel, text in workspace_files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
     return root
 
 
