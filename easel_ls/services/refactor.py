@@ -366,7 +366,38 @@ def file_moves(ws: Workspace, moves: list[tuple[Path, Path]]) -> WorkspaceChange
         rewritten = _rewrite_path(ws, doc, link.range, link.target, new_target, moved)
         if rewritten is not None:
             change.add(doc_path, link.range, rewritten)
+    for doc_path in markdown_documents(ws):
+        _rewrite_written_paths(ws, change, doc_path, moves)
     return change
+
+
+def _rewrite_written_paths(
+    ws: Workspace, change: WorkspaceChange, doc_path: Path, moves: list[tuple[Path, Path]]
+) -> None:
+    """Paths no link or command names directly, written out in full: a shell variable set in
+    a fence (`WP=$ROOT/skills/shared/scripts/publisher.py`, then `python $WP`), a path in a
+    note. The root-relative form anywhere, the skill-relative one in the skill's own files."""
+    doc = ws.read(doc_path).doc
+    if doc is None:
+        return
+    skill = ws.skill_of(doc_path)
+    for old, new in moves:
+        forms = [(old.relative_to(ws.root), new.relative_to(ws.root))] if ws.contains(old) else []
+        if (
+            skill is not None
+            and old.is_relative_to(skill.folder)
+            and new.is_relative_to(skill.folder)
+        ):
+            forms.append((old.relative_to(skill.folder), new.relative_to(skill.folder)))
+        for old_form, new_form in forms:
+            written = old_form.as_posix()
+            if written in ("", ".") or written not in doc.text:
+                continue
+            pattern = re.compile(rf"(?<![\w.-]){re.escape(written)}(?![\w.-]*[\w-])")
+            for match in pattern.finditer(doc.text):
+                rng = doc.range_of(match.start(), match.end())
+                if not _overlaps_any(change.edits.get(doc_path, []), rng):
+                    change.add(doc_path, rng, new_form.as_posix())
 
 
 def _rewrite_path(

@@ -457,3 +457,29 @@ def test_a_flag_the_script_also_reads_from_sys_argv_is_renamed_there_too(tmp_pat
     assert 'if "--probe" in sys.argv[1:]:' in text
     assert 'parser.add_argument("--probe", dest="self_check"' in text
     assert "probe.py --probe`" in (folder / "SKILL.md").read_text(encoding="utf-8")
+
+
+def test_a_move_rewrites_a_path_held_in_a_shell_variable(tmp_path: Path) -> None:
+    # Seen in real skills: `S=$ROOT/skills/shared/scripts/x.py` in a fence, then `python $S …`.
+    shared = tmp_path / "skills" / "shared" / "scripts"
+    shared.mkdir(parents=True)
+    (shared / "poster.py").write_text(
+        "import argparse\np = argparse.ArgumentParser()\np.add_argument('--go')\np.parse_args()\n",
+        encoding="utf-8",
+    )
+    folder = tmp_path / "skills" / "openclaw" / "send-post"
+    folder.mkdir(parents=True)
+    skill_text = (
+        "---\nname: send-post\ndescription: 发帖。\nlayer: publish\n---\n# 发帖\n\n```bash\n"
+        "ROOT=<项目根>; S=$ROOT/skills/shared/scripts/poster.py\npython $S --go now\n```\n"
+        "备注：脚本是 skills/shared/scripts/poster.py。不是 skills/shared/scripts/poster.pyc。\n"
+    )
+    (folder / "SKILL.md").write_text(skill_text, encoding="utf-8")
+    ws = workspace(tmp_path)
+    change = refactor.file_moves(ws, [(shared / "poster.py", shared / "tools" / "poster.py")])
+    after = apply_edits(
+        doc(ws, "skills/openclaw/send-post/SKILL.md"), change.edits[folder / "SKILL.md"]
+    )
+    assert "S=$ROOT/skills/shared/scripts/tools/poster.py\n" in after
+    assert "脚本是 skills/shared/scripts/tools/poster.py。" in after
+    assert "不是 skills/shared/scripts/poster.pyc" in after
