@@ -95,6 +95,21 @@ class JsonDocument:
         return parent.member(path[-1])
 
 
+def json_type_name(value: Any) -> str:
+    """What a JSON value is, in words for a message (`a string`, `an array`, `null`)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
 def parse_json(text: str) -> JsonDocument:
     """Parse ``text``; never raises. On failure ``error`` says what and where, ``root`` is None."""
     too_deep = _depth_overflow(text)

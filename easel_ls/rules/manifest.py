@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from easel_ls.findings import Applicability, Fix, Range, Severity, TextEdit
-from easel_ls.model.json_doc import JsonDocument, JsonNode, PathStep, parse_json
+from easel_ls.model.json_doc import JsonDocument, JsonNode, PathStep, json_type_name, parse_json
 from easel_ls.rules.base import package_text
 from easel_ls.rules.context import Context, FileKind, checker
 from easel_ls.rules.outputs import ASSETS_DIR, list_project
@@ -181,7 +181,7 @@ def _report_schema_errors(m: _Manifest) -> None:
             m.ctx.report(
                 "MF002",
                 m.range_of(node),
-                f"`{where}` must be {_a(expected)}, not {_json_type(error.instance)}",
+                f"`{where}` must be {_a(expected)}, not {json_type_name(error.instance)}",
             )
         elif kind == "minLength":
             m.ctx.report("MF002", m.range_of(node), f"`{where}` must not be empty")
@@ -193,20 +193,6 @@ def _a(expected: Any) -> str:
     names = expected if isinstance(expected, list) else [expected]
     words = {"object": "an object", "array": "an array", "integer": "an integer"}
     return " or ".join(words.get(str(n), f"a {n}") for n in names)
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
 
 
 def _unknown_keys(m: _Manifest, node: JsonNode, error: Any) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from easel_ls.findings import Range
-from easel_ls.model.json_doc import JsonDocument, JsonNode, parse_json
+from easel_ls.model.json_doc import JsonDocument, JsonNode, json_type_name, parse_json
 from easel_ls.model.text import TextDocument
 from easel_ls.services.lenses import Lens
 from easel_ls.workspace import Workspace
@@ -118,7 +118,7 @@ def read_project(ws: Workspace, manifest: Path, doc: TextDocument | None = None)
         )
         return project
     if not isinstance(model.data, dict):
-        project.error = f"{MANIFEST_NAME} must hold a JSON object, not {_json_type(model.data)}"
+        project.error = f"{MANIFEST_NAME} must hold a JSON object, not {json_type_name(model.data)}"
         return project
     problems: list[str] = []
     data = model.data
@@ -152,27 +152,13 @@ def file_ref(ws: Workspace, folder: Path, rel: str) -> FileRef:
     )
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
-
-
 def _text_field(
     data: dict[str, Any], name: str, problems: list[str], where: str = ""
 ) -> str | None:
     value = data.get(name)
     if value is None or isinstance(value, str):
         return value
-    problems.append(f"`{where}{name}` should be a string, not {_json_type(value)}")
+    problems.append(f"`{where}{name}` should be a string, not {json_type_name(value)}")
     return None
 
 
@@ -183,7 +169,9 @@ def _string_list(
     if value is None:
         return []
     if not isinstance(value, list):
-        problems.append(f"`{where}{name}` should be an array of strings, not {_json_type(value)}")
+        problems.append(
+            f"`{where}{name}` should be an array of strings, not {json_type_name(value)}"
+        )
         return []
     strings = [v for v in value if isinstance(v, str)]
     if len(strings) != len(value):
@@ -198,7 +186,7 @@ def _steps(
     if raw is None:
         return []
     if not isinstance(raw, list):
-        problems.append(f"`steps` should be an array, not {_json_type(raw)}")
+        problems.append(f"`steps` should be an array, not {json_type_name(raw)}")
         return []
     nodes = model.node_at(("steps",))
     steps = []
@@ -207,7 +195,7 @@ def _steps(
         node = nodes.items[index] if nodes is not None and index < len(nodes.items) else None
         rng = _range_of(doc, node)
         if not isinstance(item, dict):
-            problems.append(f"`steps[{index}]` should be an object, not {_json_type(item)}")
+            problems.append(f"`steps[{index}]` should be an object, not {json_type_name(item)}")
             continue
         status = _text_field(item, "status", problems, where) or STEP_DONE
         outputs = _string_list(item, "outputs", problems, where)

@@ -167,14 +167,7 @@ def _rename_option(
         if new in taken:
             where = f"`{parser.name}`" if parser.name else "the main parser"
             raise RenameRefused(f"`{new}` already exists in {where}")
-    if old not in definition.literals:
-        raise RenameRefused(
-            f"`{old}` is not written as a plain string literal in the script, so it cannot be "
-            "renamed safely"
-        )
-    change = WorkspaceChange()
-    script = definition.target.script
-    change.add(script, definition.literals[old], new)
+    change, script = _literal_renamed(definition, old, new)
     if definition.derived_dest is not None and definition.dest_insert_at is not None:
         new_flags = [new if f == old else f for f in definition.names]
         if _derived_dest(new_flags, prefix_chars) != definition.derived_dest:
@@ -210,6 +203,21 @@ def _expand_abbreviations(
                 change.add(use.doc, use.range, use.name)
 
 
+def _literal_renamed(
+    definition: ScriptDefinition, old: str, new: str
+) -> tuple[WorkspaceChange, Path]:
+    """The change set's first edit: the name's own literal in the script."""
+    if old not in definition.literals:
+        raise RenameRefused(
+            f"`{old}` is not written as a plain string literal in the script, so it cannot be "
+            "renamed safely"
+        )
+    change = WorkspaceChange()
+    script = definition.target.script
+    change.add(script, definition.literals[old], new)
+    return change, script
+
+
 def _derived_dest(flags: list[str], prefix_chars: str) -> str:
     """argparse's dest for an option without `dest=`: the first long flag, else the first."""
     long_flags = [f for f in flags if len(f) > 1 and f[0] in prefix_chars and f[1] in prefix_chars]
@@ -235,14 +243,7 @@ def _rename_subcommand(
     for owner in owners:
         if owner.subparsers is not None and new in owner.subparsers.choices:
             raise RenameRefused(f"a subcommand `{new}` already exists beside `{old}`")
-    if old not in definition.literals:
-        raise RenameRefused(
-            f"`{old}` is not written as a plain string literal in the script, so it cannot be "
-            "renamed safely"
-        )
-    change = WorkspaceChange()
-    script = definition.target.script
-    change.add(script, definition.literals[old], new)
+    change, script = _literal_renamed(definition, old, new)
     for rng in _dispatch_literals(ws, script, old, definition):
         change.add(script, rng, new)
     for use in graph(ws).uses_of(definition.target):
