@@ -250,3 +250,40 @@ async def test_code_lenses_count_uses_and_carry_client_locations(
     assert [lens.command.title for lens in skill_lenses if lens.command][:1] == [
         "deck.py build: 把大纲渲染成幻灯片"
     ]
+
+
+async def test_a_skill_rename_needs_a_client_that_can_move_folders(
+    client: LanguageClient, open_document
+) -> None:
+    skill_uri = await open_document(SKILL)
+    position = inside(find(client, SKILL, "deck-builder"), 3)
+    params = lsp.PrepareRenameParams(
+        text_document=lsp.TextDocumentIdentifier(uri=skill_uri), position=position
+    )
+    refusal = None
+    try:
+        prepared = await client.text_document_prepare_rename_async(params)
+    except JsonRpcException as refused:
+        refusal = str(refused)
+    if refusal is not None:  # Neovim 0.7's recorded capabilities: no documentChanges
+        assert "cannot apply file renames" in refusal
+        return
+    assert isinstance(prepared, lsp.PrepareRenamePlaceholder)
+    assert prepared.placeholder == "deck-builder"
+    edit = await client.text_document_rename_async(
+        lsp.RenameParams(
+            text_document=lsp.TextDocumentIdentifier(uri=skill_uri),
+            position=position,
+            new_name="slide-deck",
+        )
+    )
+    assert edit is not None and edit.document_changes is not None
+    renames = [c for c in edit.document_changes if isinstance(c, lsp.RenameFile)]
+    root: Path = client.workspace_root  # type: ignore[attr-defined]
+    assert [(r.old_uri, r.new_uri) for r in renames] == [
+        (
+            (root / "skills/openclaw/deck-builder").as_uri(),
+            (root / "skills/openclaw/slide-deck").as_uri(),
+        )
+    ]
+    assert isinstance(edit.document_changes[-1], lsp.RenameFile)  # text edits first

@@ -31,6 +31,12 @@ MOVE_FILTERS = [
 ]
 
 
+NO_FILE_RENAMES = (
+    "renaming a skill moves its folder, and this editor cannot apply file renames "
+    "(its workspaceEdit capabilities lack documentChanges with `rename`)"
+)
+
+
 class RequestFailed(JsonRpcException):
     """LSP's RequestFailed: the request was valid, the answer is no (the message says why)."""
 
@@ -80,6 +86,8 @@ def prepare_rename(
         raise RequestFailed(str(refused)) from None
     if found is None:
         return None
+    if found.symbol.kind == "skill" and not supports_file_renames(ls):
+        raise RequestFailed(NO_FILE_RENAMES)
     return lsp.PrepareRenamePlaceholder(
         range=conv.range(doc.path, found.range, doc.lines), placeholder=found.placeholder
     )
@@ -98,10 +106,7 @@ def rename(ls: EaselServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | Non
     except refactor.RenameRefused as refused:
         raise RequestFailed(str(refused)) from None
     if change.renames and not supports_file_renames(ls):
-        raise RequestFailed(
-            "renaming a skill moves its folder, and this editor cannot apply file renames "
-            "(workspace.workspaceEdit.resourceOperations lacks `rename`)"
-        )
+        raise RequestFailed(NO_FILE_RENAMES)
     return workspace_edit(ls, change)
 
 
