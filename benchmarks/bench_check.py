@@ -307,12 +307,13 @@ def write_results(
 
 
 def _peers_section() -> str:
-    """The side-by-side section bench_peers.py wrote into results.md, kept as it is."""
+    """The side-by-side section bench_peers.py wrote into results.md, and the notes that follow
+    it, kept as they are."""
     start, end = "<!-- bench_peers:start -->", "<!-- bench_peers:end -->"
     current = RESULTS_FILE.read_text("utf-8") if RESULTS_FILE.is_file() else ""
     if start not in current or end not in current:
         return ""
-    return "\n" + start + current.partition(start)[2].partition(end)[0] + end + "\n"
+    return "\n" + start + current.partition(start)[2].rstrip("\n") + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
