@@ -45,6 +45,8 @@ def rename_option_main(argv: Sequence[str], prog: str = "easel-ls rename-option"
     script = args.script.resolve()
     if not script.is_file():
         return _refuse(f"{args.script} is not a file")
+    if script.suffix != ".py":
+        return _refuse(f"{args.script} is not a Python script: options are defined in a .py file")
     ws = _workspace(script, args.config)
     try:
         symbol = find_definition(ws, script, args.old)
@@ -120,6 +122,8 @@ def references_main(argv: Sequence[str], prog: str = "easel-ls references") -> i
         places = graph.references(
             ws, doc, Position(line, column), include_declaration=not args.no_declaration
         )
+    elif path.suffix != ".py":
+        return _refuse(f"{file} is not a script: give a column, {file}:{line + 1}:COLUMN")
     else:
         places = []
         for definition in graph.script_definitions(ws, path):

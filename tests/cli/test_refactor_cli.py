@@ -97,3 +97,10 @@ def test_references_of_a_line_that_defines_nothing(root: Path) -> None:
     assert "nothing the graph knows is there" in done.stderr
     bad = run("references", SCRIPT, cwd=root)
     assert bad.returncode == 2 and "is not FILE:LINE" in bad.stderr
+
+
+def test_the_cli_says_what_it_needs_for_files_that_are_not_scripts(root: Path) -> None:
+    renamed = run("rename-option", SKILL, "--topic", "--subject", cwd=root)
+    assert renamed.returncode == 2 and "is not a Python script" in renamed.stderr
+    listed = run("references", f"{SKILL}:22", cwd=root)
+    assert listed.returncode == 2 and f"give a column, {SKILL}:22:COLUMN" in listed.stderr
