@@ -25,6 +25,7 @@ from easel_ls.findings import Position, Range
 from easel_ls.model.argmatch import ArgToken, positional_owners
 from easel_ls.model.text import TextDocument
 from easel_ls.rules.context import Context, FileKind, classify, script_model
+from easel_ls.services.context import arity, is_option_word, lookup_option
 from easel_ls.services.lenses import Lens, LocationArg
 from easel_ls.services.navigation import (
     FileLink,
@@ -389,21 +390,24 @@ def command_uses(ctx: Context, inv: Invocation, script: Path, number: int) -> li
                 uses.append(ArgUse(ctx.path, rng, text, text, target, number))
             parsers.append(sub)
             continue
-        if options_done or len(text) < 2 or text[0] not in current.prefix_chars:
+        if options_done or not is_option_word(text, current):
             continue
-        flag = text.split("=", 1)[0]
         for parser in reversed(parsers):
-            found = _match_option(parser, flag)
-            if found is None:
+            option, inline = lookup_option(parser, text)
+            if option is None:
                 continue
-            option, name = found
+            flag = _written_flag(text, inline, option)
+            name = (
+                flag
+                if flag in option.flags
+                else next((f for f in option.flags if f.startswith(flag)), flag)
+            )
             rng = _name_range(word, len(flag))
             if rng is not None:
                 target = Definition(script, "option", option.line, option.column)
                 uses.append(ArgUse(ctx.path, rng, flag, name, target, number))
-            if "=" not in text and option.takes_value:
-                nargs = option.nargs
-                skip = 1 if nargs is None else nargs if isinstance(nargs, int) else 0
+            if option.takes_value and inline is None:
+                skip = arity(option.nargs)[0]  # its values are never subcommands
             break
     tokens = [ArgToken(w.text, w.placeholder, w.optional) for w in inv.args]
     for index, spec in positional_owners(model.parser, tokens).items():
@@ -413,19 +417,15 @@ def command_uses(ctx: Context, inv: Invocation, script: Path, number: int) -> li
     return uses
 
 
-def _match_option(parser: ParserModel, flag: str) -> tuple[OptionSpec, str] | None:
-    exact = parser.find_option(flag)
-    if exact is not None:
-        return exact, flag
-    if not parser.allow_abbrev or not flag.startswith("--"):
-        return None
-    # argparse accepts a unique prefix of a long option.
-    matches: dict[int, tuple[OptionSpec, str]] = {}
-    for option in parser.options:
-        for candidate in option.flags:
-            if candidate.startswith(flag):
-                matches.setdefault(id(option), (option, candidate))
-    return next(iter(matches.values())) if len(matches) == 1 else None
+def _written_flag(text: str, inline: str | None, option: OptionSpec) -> str:
+    """The option part of a word (`--theme` of `--theme=paper`, `-n` of `-n3` and `-na=b`)."""
+    if inline is None:
+        return text
+    if text.endswith("=" + inline):
+        before = text[: len(text) - len(inline) - 1]
+        if any(f.startswith(before) for f in option.flags):
+            return before
+    return text[: len(text) - len(inline)]
 
 
 def _name_range(word: Word, length: int) -> Range | None:

@@ -18,10 +18,11 @@ from easel_ls.findings import Position, Range
 from easel_ls.model.argmatch import ArgToken, positional_owners
 from easel_ls.model.text import TextDocument
 from easel_ls.rules.context import Context, FileKind, classify, script_model
+from easel_ls.services.context import lookup_option
 from easel_ls.workspace import Workspace
 
 if TYPE_CHECKING:
-    from easel_ls.model.argparse_model import OptionSpec, ParserModel
+    from easel_ls.model.argparse_model import ParserModel
     from easel_ls.model.commands import Invocation, Word
 
 MARKDOWN_KINDS = frozenset({FileKind.SKILL, FileKind.REFERENCE})
@@ -214,10 +215,9 @@ def _word_definition(
         rng = _line_range(ctx, script, subcommand.line, subcommand.column)
         return Definition(word.range, script, rng, "subcommand")
     if len(word.text) > 1 and word.text[0] in current.prefix_chars:
-        flag = word.text.split("=", 1)[0]
         # Options of an enclosing parser still name a definition (CM007 says they are misplaced).
         for parser in reversed(parsers):
-            option = _option(parser, flag)
+            option, _value = lookup_option(parser, word.text)
             if option is not None:
                 rng = _line_range(ctx, script, option.line, option.column)
                 return Definition(word.range, script, rng, "option")
@@ -228,15 +228,6 @@ def _subcommand(parser: ParserModel, word: Word) -> ParserModel | None:
     if word.placeholder or parser.subparsers is None:
         return None
     return parser.subparsers.choices.get(word.text)
-
-
-def _option(parser: ParserModel, flag: str) -> OptionSpec | None:
-    exact = parser.find_option(flag)
-    if exact is not None or not parser.allow_abbrev or not flag.startswith("--"):
-        return exact
-    # argparse accepts a unique prefix of a long option.
-    matches = {id(o): o for o in parser.options if any(f.startswith(flag) for f in o.flags)}
-    return next(iter(matches.values())) if len(matches) == 1 else None
 
 
 def _line_range(ctx: Context, script: Path, line: int, column: int) -> Range:
