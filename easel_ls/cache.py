@@ -8,7 +8,6 @@ never execute anything). A corrupt or foreign cache is ignored and rewritten.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 from functools import partial
@@ -28,6 +27,7 @@ from easel_ls.findings import (
     Severity,
     TextEdit,
 )
+from easel_ls.model.text import blake2b
 from easel_ls.workspace import Workspace
 
 CACHE_DIR = ".easel-ls-cache"
@@ -142,7 +142,7 @@ class EntryBuilder:
         known = self._settings_keys.get(id(settings))
         if known is None or known[0] is not settings:
             text = json.dumps(settings.describe(), sort_keys=True, default=str)
-            known = (settings, hashlib.blake2b(text.encode(), digest_size=12).hexdigest())
+            known = (settings, blake2b(text.encode(), digest_size=12).hexdigest())
             self._settings_keys[id(settings)] = known
         return known[1]
 
@@ -178,7 +178,7 @@ class CheckCache:
         self.dirty = False
         self.builder = EntryBuilder(workspace)
         skills = sorted((s.name, str(s.folder)) for s in workspace.skills.values())
-        self.context_key = hashlib.blake2b(
+        self.context_key = blake2b(
             json.dumps([_FORMAT, __version__, _code_fingerprint(), skills]).encode(),
             digest_size=16,
         ).hexdigest()

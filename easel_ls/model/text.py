@@ -7,7 +7,6 @@ LSP); the break itself does not belong to the line's content.
 from __future__ import annotations
 
 import bisect
-import hashlib
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate, islice, repeat
@@ -15,6 +14,11 @@ from operator import add
 from pathlib import Path
 
 from easel_ls.findings import Position, Range
+
+try:  # the builtin module hashlib takes it from, without loading OpenSSL (a cold run's 2 ms)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b
 
 
 def _line_starts(text: str) -> list[int]:
@@ -54,9 +58,7 @@ class TextDocument:
 
     @cached_property
     def content_hash(self) -> str:
-        return hashlib.blake2b(
-            self.text.encode("utf-8", "surrogatepass"), digest_size=16
-        ).hexdigest()
+        return blake2b(self.text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
     @property
     def line_count(self) -> int:
