@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from easel_ls.findings import Applicability, CreateFile, Fix, Range
 from easel_ls.rules.context import Context, FileKind, checker
@@ -29,6 +30,20 @@ def unpaired_test(ctx: Context) -> None:
     )
 
 
+@lru_cache(maxsize=4096)
+def _compile_problem(pattern: str) -> tuple[str, int | None] | None:
+    """Why ``pattern`` does not compile (the message, and for a syntax error its index), or None.
+    Remembered: every skill's tests repeat the same few patterns, and the ``re`` module's own
+    cache (shared with every other pattern of a run) forgets them."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        return exc.msg, exc.pos or 0
+    except (RecursionError, OverflowError) as exc:
+        return str(exc), None
+    return None
+
+
 @checker(FileKind.TEST, codes=("TS002", "TS003"))
 def expected_patterns(ctx: Context) -> None:
     if ctx.path.suffix != ".expected":
@@ -44,20 +59,15 @@ def expected_patterns(ctx: Context) -> None:
         start = text.index("re:") + 3
         pattern = text[start:].strip()
         offset = start + (len(text[start:]) - len(text[start:].lstrip()))
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            col = offset + (exc.pos or 0)
+        problem = _compile_problem(pattern)
+        if problem is not None:
+            message, pos = problem
+            if pos is not None:
+                message = f"{message} (at column {offset + pos + 1})"
             ctx.report(
                 "TS003",
                 Range.of(line, offset, line, offset + len(pattern)),
-                f"pattern does not compile: {exc.msg} (at column {col + 1})",
-            )
-        except (RecursionError, OverflowError) as exc:
-            ctx.report(
-                "TS003",
-                Range.of(line, offset, line, offset + len(pattern)),
-                f"pattern does not compile: {exc}",
+                f"pattern does not compile: {message}",
             )
     if meaningful == 0:
         ctx.report(
