@@ -84,6 +84,8 @@ def test_check_imports_little(tmp_path: Path, fmt: str) -> None:
     times = _imports(tmp_path, fmt)
     loaded = set(times)
     assert not {m for m in loaded if m.split(".")[0] in ("pygls", "lsprotocol", "jsonschema")}
+    # Content hashes come from _blake2 itself: hashlib would load OpenSSL (2 ms) for nothing.
+    assert not loaded & {"hashlib", "_hashlib"}
     formats = {m for m in loaded if m.startswith("easel_ls.report.")}
     expected = "easel_ls.report.concise" if fmt == "concise" else "easel_ls.report.json_format"
     assert expected in formats
