@@ -195,7 +195,8 @@ def write_section(text: str) -> None:
     if SECTION_START in current and SECTION_END in current:
         before, _, rest = current.partition(SECTION_START)
         _, _, after = rest.partition(SECTION_END)
-        current = before + block + after.lstrip("\n")
+        after = after.lstrip("\n")
+        current = before + block + ("\n" + after if after else "")
     else:
         current = current.rstrip("\n") + ("\n\n" if current else "") + block
     RESULTS_FILE.write_text(current, "utf-8")
