@@ -82,8 +82,9 @@ class EaselServer(LanguageServer):
         self.pushed: set[str] = set()
         # Editor settings layers (initializationOptions, workspace/configuration): settings.py.
         self.settings_layers = SettingsLayers()
-        # Each root's script ↔ docs graph being built in a worker (graph requests await it).
-        self.graph_builds: dict[Path, asyncio.Task[None]] = {}
+        # Each root workspace's script ↔ docs graph being built (by the workspace's identity: a
+        # root added again is a new workspace with a graph of its own); graph requests await it.
+        self.graph_builds: dict[int, asyncio.Task[None]] = {}
 
     # -- workspaces -----------------------------------------------------------------------
     def add_root(self, root: Path) -> Workspace:

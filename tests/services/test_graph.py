@@ -483,3 +483,23 @@ def test_a_move_rewrites_a_path_held_in_a_shell_variable(tmp_path: Path) -> None
     assert "S=$ROOT/skills/shared/scripts/tools/poster.py\n" in after
     assert "脚本是 skills/shared/scripts/tools/poster.py。" in after
     assert "不是 skills/shared/scripts/poster.pyc" in after
+
+
+def test_entries_built_elsewhere_answer_like_a_graph_built_here(root: Path) -> None:
+    # The server builds a large workspace's graph in a worker process and adopts its entries.
+    ws = workspace(root)
+    since = graph.begin_adoption(ws)
+    assert since is not None
+    entries = graph.build_entries((ws.root, ws.config.init_args))
+    assert graph.adopt(ws, since, entries)
+    here = workspace(root)
+    position = at(ws, SCRIPT, '"--topic"', offset=3)
+    assert texts(ws, graph.references(ws, doc(ws, SCRIPT), position)) == texts(
+        here, graph.references(here, doc(here, SCRIPT), position)
+    )
+    assert graph.begin_adoption(ws) is None  # built: nothing more to adopt
+    # A script changed after adoption: its users are read again.
+    script = root / SCRIPT
+    script.write_text(script.read_text().replace('"--topic"', '"--subject"'), encoding="utf-8")
+    ws.forget(script)
+    assert graph.references(ws, doc(ws, SKILL), at(ws, SKILL, "--topic")) == []

@@ -248,16 +248,16 @@ async def build_graph(ls: EaselServer) -> None:
 
 
 def start_graph_build(ls: EaselServer, ws: Workspace) -> asyncio.Task[None]:
-    task = ls.graph_builds.get(ws.root)
+    task = ls.graph_builds.get(id(ws))
     if task is None:
-        task = ls.graph_builds[ws.root] = asyncio.ensure_future(_build_root(ws))
+        task = ls.graph_builds[id(ws)] = asyncio.ensure_future(_build_root(ws))
     return task
 
 
 async def graph_ready(ls: EaselServer, ws: Workspace) -> None:
     """A large workspace's graph comes from a worker: a question waits for it rather than
     parsing the whole workspace on the event loop."""
-    task = ls.graph_builds.get(ws.root)
+    task = ls.graph_builds.get(id(ws))
     if task is None and graph.begin_adoption(ws) is not None:
         if len(graph.markdown_documents(ws)) < WORKER_GRAPH_MIN_DOCUMENTS:
             return  # small: the question builds it in a moment
