@@ -32,7 +32,11 @@ def rename_option_main(argv: Sequence[str], prog: str = "easel-ls rename-option"
         description="Rename an option (or a subcommand) of a skill script, in the script and in "
         "every SKILL.md and reference that documents it.",
     )
-    parser.add_argument("script", type=Path, help="the script that defines the option")
+    parser.add_argument(
+        "script",
+        help="the script that defines the option; SCRIPT:LINE picks one definition when the "
+        "name is defined more than once (each subcommand its own `--topic`)",
+    )
     parser.add_argument("old", help="the option string (`--topic`) or subcommand name")
     parser.add_argument("new", help="the new option string or subcommand name")
     parser.add_argument(
@@ -42,14 +46,19 @@ def rename_option_main(argv: Sequence[str], prog: str = "easel-ls rename-option"
     args = parser.parse_args(_options_first(list(argv), flags={"--dry-run"}, valued={"--config"}))
     from easel_ls.services.refactor import RenameRefused, find_definition, rename_symbol
 
-    script = args.script.resolve()
+    script_text, line = args.script, None
+    if not Path(script_text).is_file():
+        located = _location(script_text)
+        if located is not None and located[2] is None:
+            script_text, line = str(located[0]), located[1]
+    script = Path(script_text).resolve()
     if not script.is_file():
-        return _refuse(f"{args.script} is not a file")
+        return _refuse(f"{script_text} is not a file")
     if script.suffix != ".py":
-        return _refuse(f"{args.script} is not a Python script: options are defined in a .py file")
+        return _refuse(f"{script_text} is not a Python script: options are defined in a .py file")
     ws = _workspace(script, args.config)
     try:
-        symbol = find_definition(ws, script, args.old)
+        symbol = find_definition(ws, script, args.old, line)
         change = rename_symbol(ws, symbol, args.new)
     except RenameRefused as refused:
         return _refuse(str(refused))

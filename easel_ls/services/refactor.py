@@ -108,11 +108,14 @@ def rename_symbol(ws: Workspace, symbol: Symbol, new_name: str) -> WorkspaceChan
     raise RenameRefused(f"`{symbol.name}` cannot be renamed")
 
 
-def find_definition(ws: Workspace, script: Path, name: str) -> Symbol:
-    """The option or subcommand ``name`` of ``script`` (for the command line)."""
+def find_definition(ws: Workspace, script: Path, name: str, line: int | None = None) -> Symbol:
+    """The option or subcommand ``name`` of ``script`` (for the command line); ``line``
+    (0-based) picks one of several definitions of the same name."""
     from easel_ls.services.graph import script_definitions
 
     found = [d for d in script_definitions(ws, script) if name in d.names]
+    if line is not None:
+        found = [d for d in found if _defined_on(d, name, line)]
     if not found:
         model = script_model(ws, script)
         if model is None or model.parser is None:
@@ -127,11 +130,17 @@ def find_definition(ws: Workspace, script: Path, name: str) -> Symbol:
     if len(found) > 1:
         where = ", ".join(f"line {d.target.line + 1}" for d in found)
         raise RenameRefused(
-            f"`{name}` is defined more than once in {ws.rel(script)} ({where}): rename it from the editor, on the definition you mean"
+            f"`{name}` is defined more than once in {ws.rel(script)} ({where}): say which, "
+            f"as {ws.rel(script)}:LINE"
         )
     definition = found[0]
     kind = next(iter(kinds))
     return Symbol(kind, definition.literals.get(name, definition.call), name, definition)
+
+
+def _defined_on(definition: ScriptDefinition, name: str, line: int) -> bool:
+    literal = definition.literals.get(name)
+    return line in (definition.call.start.line, literal.start.line if literal else -1)
 
 
 # -- options --------------------------------------------------------------------------------

@@ -104,3 +104,30 @@ def test_the_cli_says_what_it_needs_for_files_that_are_not_scripts(root: Path) -
     assert renamed.returncode == 2 and "is not a Python script" in renamed.stderr
     listed = run("references", f"{SKILL}:22", cwd=root)
     assert listed.returncode == 2 and f"give a column, {SKILL}:22:COLUMN" in listed.stderr
+
+
+def test_rename_option_picks_one_of_several_definitions_by_line(root: Path) -> None:
+    script = root / SCRIPT
+    text = script.read_text(encoding="utf-8")
+    # Each subcommand with its own --format: a name defined twice.
+    text = text.replace(
+        'run.add_argument("--retries", type=int, default=0)',
+        'run.add_argument("--retries", type=int, default=0)\n'
+        '    run.add_argument("--format", choices=["txt"], default="txt")',
+    )
+    script.write_text(text, encoding="utf-8")
+    ambiguous = run("rename-option", SCRIPT, "--format", "--kind", cwd=root)
+    assert ambiguous.returncode == 2
+    assert f"say which, as {SCRIPT}:LINE" in ambiguous.stderr
+    line = (
+        text.splitlines().index(
+            '    export.add_argument("--format", choices=["pdf", "png"], default="pdf")'
+        )
+        + 1
+    )
+    done = run("rename-option", f"{SCRIPT}:{line}", "--format", "--kind", cwd=root)
+    assert done.returncode == 0, done.stderr
+    after = script.read_text(encoding="utf-8")
+    assert 'export.add_argument("--kind", dest="format"' in after
+    assert 'run.add_argument("--format", choices=["txt"]' in after
+    assert "--kind pdf" in (root / SKILL).read_text(encoding="utf-8")
