@@ -24,11 +24,9 @@ from vscode_harness import (
     code_server,
     code_server_args,
     extension_logs,
-    free_port,
     playwright_modules,
     run_driver,
-    stop_group,
-    wait_healthy,
+    serving,
 )
 
 TARGET = "linux-x64"
@@ -116,33 +114,8 @@ def bundled_url(tmp_path: Path, workspace: Path, bare_path: Path) -> Iterator[st
         env=env,
     )
     assert listed.stdout.split() == ["easel.easel-ls"], listed.stdout + listed.stderr
-    port = free_port()
-    log = (profile / "code-server.log").open("w")
-    server = subprocess.Popen(
-        [
-            *code_server_args(profile),
-            "--auth",
-            "none",
-            "--bind-addr",
-            f"127.0.0.1:{port}",
-            "--disable-telemetry",
-            "--disable-update-check",
-            "--disable-workspace-trust",
-            "--disable-getting-started-override",
-            "--disable-file-downloads",
-            str(workspace),
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env=env,
-        start_new_session=True,  # own process group: the cleanup also ends the extension host
-    )
-    try:
-        wait_healthy(port, server, profile / "code-server.log")
-        yield f"http://127.0.0.1:{port}/?folder={workspace}"
-    finally:
-        stop_group(server)
-        log.close()
+    with serving(profile, workspace, env=env) as url:
+        yield url
 
 
 def test_vscode_bundled_server_works_on_install(

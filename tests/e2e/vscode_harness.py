@@ -7,6 +7,7 @@ Tests use the fixtures by importing them: `from vscode_harness import profile, v
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -103,6 +104,19 @@ def vscode_url(profile: Path, workspace: Path) -> Iterator[str]:
         timeout=120,
     )
     assert installed.returncode == 0, installed.stdout + installed.stderr
+    with serving(profile, workspace, extra_args=("--log", "trace")) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serving(
+    profile: Path,
+    workspace: Path,
+    env: dict[str, str] | None = None,
+    extra_args: tuple[str, ...] = (),
+) -> Iterator[str]:
+    """code-server on a free port serving ``workspace`` from ``profile``; its URL, until the
+    block ends (then it is stopped with its children)."""
     port = free_port()
     log = (profile / "code-server.log").open("w")
     server = subprocess.Popen(
@@ -117,12 +131,12 @@ def vscode_url(profile: Path, workspace: Path) -> Iterator[str]:
             "--disable-workspace-trust",
             "--disable-getting-started-override",
             "--disable-file-downloads",
-            "--log",
-            "trace",
+            *extra_args,
             str(workspace),
         ],
         stdout=log,
         stderr=subprocess.STDOUT,
+        env=env,
         start_new_session=True,  # own process group: the cleanup also ends the extension host
     )
     try:
