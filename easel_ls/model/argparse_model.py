@@ -68,6 +68,12 @@ PARSE_METHODS = frozenset(
 HARMLESS_CALLEES = frozenset(
     {"print", "isinstance", "id", "repr", "str", "len", "type", "hasattr", "autocomplete"}
 )
+# Names that reach argparse or any object by a computed name (a body using them may touch a
+# parser however it is written).
+_ARGPARSE_WORDS = frozenset({"argparse", "ArgumentParser"})
+_DYNAMIC_LOOKUPS = frozenset(
+    {"getattr", "setattr", "eval", "exec", "globals", "vars", "locals", "__import__"}
+)
 MAX_UNROLL = 256
 MAX_CALL_DEPTH = 16
 STEP_BUDGET = 3_000_000
@@ -438,6 +444,8 @@ class _Interpreter:
         # option is not a scan of all earlier options (quadratic on huge scripts).
         self.flag_index: dict[int, tuple[ParserModel, int, set[str]]] = {}
         self.functions_run: set[int] = set()
+        # Functions (by node) that can reach a parser: see ``may_touch_parsers``.
+        self.touches_parsers: dict[int, bool] = {}
         self.next_group_id = 0
         self.calls_made = 0
         # Scopes where a `def` may run: a function refers to its scope, which refers to it.
@@ -1029,6 +1037,8 @@ class _Interpreter:
         self, function: _Function, args: list[object], kwargs: dict[str, object], node: ast.AST
     ) -> object:
         self.functions_run.add(id(function.node))
+        if self.parse_calls and self.beside_the_point(function, args, kwargs):
+            return UNKNOWN
         self.calls_made += 1
         if (
             function in self.call_stack
@@ -1050,6 +1060,51 @@ class _Interpreter:
             return UNKNOWN if frame.returns else None
         first = frame.returns[0]
         return first if all(_same(first, other) for other in frame.returns[1:]) else UNKNOWN
+
+    def beside_the_point(
+        self, function: _Function, args: list[object], kwargs: dict[str, object]
+    ) -> bool:
+        """Once a command line is parsed, argparse has done its work: a later call that is
+        handed no parser or function and cannot reach one changes nothing the model says, and
+        running it (a handler computing a calendar, say) can cost more than the whole rest."""
+        for value in (*args, *kwargs.values()):
+            if (
+                isinstance(value, (_Function, _BoundMethod))
+                or next(_parsers_in(value), None) is not None
+            ):
+                return False
+        return not self.may_touch_parsers(function)
+
+    def may_touch_parsers(self, function: _Function) -> bool:
+        """Whether the function's body (nested functions included) could build, change or
+        parse with a parser: it names a parser method, argparse, a dynamic lookup, a global,
+        a parser in scope, or a function that may itself."""
+        key = id(function.node)
+        known = self.touches_parsers.get(key)
+        if known is not None:
+            return known
+        self.touches_parsers[key] = False  # while it is looked at: a cycle adds nothing
+        touches = False
+        for node in ast.walk(function.node):
+            if isinstance(node, ast.Attribute):
+                touches = node.attr in PARSER_METHODS or node.attr in _ARGPARSE_WORDS
+            elif isinstance(node, ast.Name):
+                if node.id in _ARGPARSE_WORDS or node.id in _DYNAMIC_LOOKUPS:
+                    touches = True
+                elif isinstance(node.ctx, ast.Load):
+                    value = function.scope.lookup(node.id)
+                    touches = (
+                        isinstance(value, (_ArgparseModule, _ArgparseName))
+                        or (isinstance(value, _Function) and self.may_touch_parsers(value))
+                        or (isinstance(value, _Class) and value.parser_subclass)
+                        or next(_parsers_in(value), None) is not None
+                    )
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                touches = True
+            if touches:
+                break
+        self.touches_parsers[key] = touches
+        return touches
 
     def call_method(self, method: _BoundMethod, call: _Call) -> object:
         target, name = method.target, method.name

@@ -274,6 +274,23 @@ def test_two_candidate_main_parsers_are_open():
     assert_open("two_parsers.py", "several parsers", "legacy.parse_args")
 
 
+def test_what_a_script_does_after_parsing_is_not_walked():
+    # Real scripts parse first and then compute (a lunar calendar's self-test walks every day
+    # of fifty years): walking that work used to exhaust the analysis budget.
+    parser = main_parser("work_after_parsing.py")
+    assert parser.option_flags() == ["-h", "--help", "--first", "--last"]
+
+
+def test_a_later_call_that_reaches_a_parser_is_still_followed():
+    # After a first parse: a helper naming the module's parser, a helper handed the parser,
+    # and a helper building a second parser (which makes the script open) all still count.
+    model = analyse("late_options.py")
+    assert model.parser is not None
+    assert {"--early", "--verbose", "--color"} <= set(model.parser.option_flags())
+    assert model.status == "open"
+    assert model.reason is not None and "several parsers" in model.reason
+
+
 def test_an_nargs_argparse_rejects_makes_the_parser_open_not_a_crash():
     # Found by fuzzing: a list (unhashable), a negative count or an unknown string is no nargs
     # argparse documents.
