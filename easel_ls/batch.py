@@ -48,6 +48,12 @@ def _check_paths(
     misses: list[tuple[Path, FileKind]] = []
     primer: _ScriptPrimer | None = None
     try:
+        cpus = _cpu_count()
+        if _cold_over_shared_scripts(workspace, paths, cache, jobs, cpus):
+            # Every shared script will be checked and most documents call one: a helper starts
+            # on them now, on another CPU, while this process walks the tree and imports the
+            # rules (a small run gains as much as a large one).
+            primer = _ScriptPrimer(workspace, _shared_python_scripts(workspace), cpus)
         for path in workspace.iter_files(paths):
             kind, _ = classify(workspace, path)
             if kind is FileKind.OTHER and not (explicit and path.resolve() in explicit):
@@ -58,12 +64,12 @@ def _check_paths(
                 continue
             misses.append((path, kind))
             if primer is None and len(misses) == _PARALLEL_THRESHOLD:
-                workers = _worker_count(jobs, len(misses))
+                workers = _worker_count(jobs, misses)
                 if workers > 1:
                     # A large run that will use worker processes: they parse the shared scripts
                     # (which most documents call) while this process is still walking the tree.
                     primer = _ScriptPrimer(workspace, _shared_python_scripts(workspace), workers)
-        workers = _worker_count(jobs, len(misses))
+        workers = _worker_count(jobs, misses)
         if workers > 1:
             # While the primer's processes parse the scripts: what each forked worker needs.
             _prepare_for_workers(workspace)
@@ -73,6 +79,11 @@ def _check_paths(
                 primed = _analyse_scripts_in_parallel(workspace, misses, workers)
             yield from _check_parallel(workspace, misses, workers, progress, cache, primed)
             return
+        if primer is not None:
+            # This process takes the scripts still waiting; the helper's land in its workspace.
+            started: _ScriptPrimer = primer
+            primer = None
+            started.result()
     finally:
         if primer is not None:  # the walk failed or was abandoned
             primer.cancel()
@@ -83,17 +94,62 @@ def _check_paths(
         workspace.release(path)
 
 
-_PARALLEL_THRESHOLD = 400  # below this, starting processes costs more than it saves
+_PARALLEL_THRESHOLD = 400  # files: below this, spawning processes costs more than it saves
+# Forked workers cost a few milliseconds: they pay off from about this much work, counted in
+# SKILL.md files (most of a real repository's time: 1.5 to 3 ms each, a reference or a script
+# a third of that, a test or a deliverable a few percent).
+_FORKED_PARALLEL_WORK = 10.0
+_WORK_OF_KIND = {FileKind.SKILL: 1.0, FileKind.REFERENCE: 0.3, FileKind.SCRIPT: 0.3}
+_WORK_OF_OTHER_KINDS = 0.02
 _CHUNK_LIMIT = 100  # files per task handed to a worker process (small: a short tail)
 
 
-def _worker_count(jobs: int | None, files: int) -> int:
+def _cpu_count() -> int:
     import os
 
-    if jobs is None:
-        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        return min(cpus or 1, 8) if files >= _PARALLEL_THRESHOLD else 1
-    return max(1, jobs)
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return min(cpus or 1, 8)
+
+
+def _worker_count(jobs: int | None, misses: list[tuple[Path, FileKind]]) -> int:
+    """``jobs``, else one per CPU for a run worth it: many files, or (where workers are forked,
+    which is cheap) enough work. A real repository has fewer files than a generated one, and
+    most of them are SKILL.md files: 130 files can be a third of a second of checking."""
+    if jobs is not None:
+        return max(1, jobs)
+    cpus = _cpu_count()
+    if cpus < 2:
+        return 1
+    if len(misses) >= _PARALLEL_THRESHOLD:
+        return cpus
+    if _process_context().get_start_method() != "fork":
+        return 1
+    work = 0.0
+    for _, kind in misses:
+        work += _WORK_OF_KIND.get(kind, _WORK_OF_OTHER_KINDS)
+        if work >= _FORKED_PARALLEL_WORK:
+            return cpus
+    return 1
+
+
+def _cold_over_shared_scripts(
+    workspace: Workspace,
+    paths: list[Path],
+    cache: CheckCache | None,
+    jobs: int | None,
+    cpus: int,
+) -> bool:
+    """A run with nothing cached (no cache, or an empty one) over folders that hold the shared
+    scripts, with more than one CPU to use: it will need every shared script's model."""
+    if jobs == 1 or cpus < 2 or (cache is not None and cache.entries):
+        return False
+    if _process_context().get_start_method() != "fork":
+        return False  # a spawned helper starts too slowly to be worth it before the walk
+    shared = workspace.shared_scripts_dir()
+    return any(
+        path.is_dir() and (path == shared or path in shared.parents)
+        for path in (p.resolve() for p in paths)
+    )
 
 
 def _check_parallel(

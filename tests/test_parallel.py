@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from easel_ls.rules.context import FileKind
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -39,8 +41,7 @@ def test_parallel_run_equals_serial_run(workspace: Path, extra: list[str]) -> No
                 "--output-format",
                 "json",
                 "--no-cache",
-                "--jobs",
-                jobs,
+                *(["--jobs", jobs] if jobs else []),
                 *extra,
             ],
             cwd=workspace,
@@ -54,6 +55,7 @@ def test_parallel_run_equals_serial_run(workspace: Path, extra: list[str]) -> No
     serial = run("1")
     assert '"code"' in serial  # the generated workspace has planted drift
     assert run("2") == serial
+    assert run("") == serial  # the default: 12 skills are worth two workers where they fork
 
 
 def test_a_parallel_run_writes_the_cache_a_serial_run_writes(
@@ -143,6 +145,58 @@ def test_a_script_only_a_reference_names_is_still_modelled_in_parallel(tmp_path:
         "CM002"
     ]
     assert run("2") == serial
+
+
+def _misses(**counts: int) -> list[tuple[Path, FileKind]]:
+    return [
+        (Path(f"/ws/{kind}-{i}"), FileKind(kind)) for kind, n in counts.items() for i in range(n)
+    ]
+
+
+def test_workers_are_used_for_a_real_sized_repository_not_for_a_handful_of_skills(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Real repositories have few files, most of them SKILL.md (milliseconds each): 77 skills in
+    # 130 files took a third of a second in one process. Forked workers pay off from about ten.
+    import multiprocessing
+
+    from easel_ls import batch
+
+    monkeypatch.setattr(batch, "_cpu_count", lambda: 4)
+    monkeypatch.setattr(batch, "_process_context", lambda: batch._FORK)
+    assert batch._worker_count(None, _misses(skill=77, reference=30, script=20)) == 4
+    assert batch._worker_count(None, _misses(skill=10)) == 4
+    assert batch._worker_count(None, _misses(skill=6, reference=4, test=20)) == 1
+    assert batch._worker_count(None, _misses(test=399)) == 1  # cheap files: not worth it
+    assert batch._worker_count(None, _misses(test=400)) == 4  # as many files as this, though
+    assert batch._worker_count(3, _misses(skill=1)) == 3  # --jobs decides
+    monkeypatch.setattr(batch, "_process_context", lambda: multiprocessing.get_context("spawn"))
+    assert batch._worker_count(None, _misses(skill=77)) == 1  # spawned workers start slowly
+    monkeypatch.setattr(batch, "_cpu_count", lambda: 1)
+    assert batch._worker_count(None, _misses(test=5000)) == 1
+
+
+def test_a_cold_run_over_the_shared_scripts_starts_modelling_them_at_once(
+    workspace: Path, tmp_path: Path
+) -> None:
+    from easel_ls import batch
+    from easel_ls.cache import CheckCache
+    from easel_ls.config import ConfigResolver
+    from easel_ls.workspace import Workspace
+
+    root = workspace.resolve()
+    ws = Workspace(root=root, config=ConfigResolver(stop_at=root))
+    cold = CheckCache(ws, tmp_path / "cache")
+    assert batch._cold_over_shared_scripts(ws, [root], None, None, 2)
+    assert batch._cold_over_shared_scripts(ws, [root / "skills"], cold, None, 2)
+    assert not batch._cold_over_shared_scripts(ws, [root], None, 1, 2)  # --jobs 1
+    assert not batch._cold_over_shared_scripts(ws, [root], None, None, 1)  # one CPU
+    skill = next((root / "skills" / "openclaw").iterdir())
+    assert not batch._cold_over_shared_scripts(ws, [skill], None, None, 2)  # some scripts only
+    assert not batch._cold_over_shared_scripts(ws, [skill / "SKILL.md"], None, None, 2)
+    warm = CheckCache(ws, tmp_path / "cache")
+    warm.store(skill / "SKILL.md", set(), [])
+    assert not batch._cold_over_shared_scripts(ws, [root], warm, None, 2)  # the cache answers
 
 
 @pytest.mark.parametrize("method", ["fork", "spawn"])
