@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from easel_ls.engine import CACHEABLE, check_one, check_path, load_rules
 from easel_ls.findings import Finding
-from easel_ls.rules.context import FileKind, classify, script_facts_of, script_model
-from easel_ls.workspace import SKILL_FILE, Workspace
+from easel_ls.rules.context import FileKind, classify, script_model
+from easel_ls.workspace import Workspace
 
 if TYPE_CHECKING:
     from easel_ls.cache import CheckCache, EntryBuilder
@@ -320,11 +320,7 @@ class _ScriptPrimer:
 
             def helper(send: Callable[[int, Any], None]) -> None:
                 # This workspace, as forked: its config, skills index and disk memo are built.
-                # Which scripts a SKILL.md names goes to the parent first (reading every
-                # SKILL.md for it is worth doing once, and here the parent's walk goes on).
-                named = _named_in_skill_files(workspace, {path.name for path in scripts})
-                send(-1, named)
-                send(0, _analyse_queue(workspace, scripts, tasks, keep=False, named=named))
+                send(0, _analyse_queue(workspace, scripts, tasks, keep=False))
 
             self._children = _Children(helpers, helper)
             return
@@ -348,19 +344,8 @@ class _ScriptPrimer:
                 if self._pool is not None:
                     helped = [item for future in self._futures for item in future.result()]
                 return own + helped
-            results = self._children.results()
-
-            def named() -> set[str] | None:
-                for index, value in results:
-                    if index < 0:
-                        return set(value)
-                    helped.extend(value)
-                return None  # no helper said: found out here
-
-            own = _analyse_queue(
-                self._workspace, self._scripts, self._tasks, keep=True, named=named
-            )
-            helped.extend(item for index, items in results if index >= 0 for item in items)
+            own = _analyse_queue(self._workspace, self._scripts, self._tasks, keep=True)
+            helped.extend(item for _, items in self._children.results() for item in items)
             for path, content_hash, artefacts in helped:
                 self._workspace.adopt_artefacts(path, content_hash, artefacts)
             return own + helped
@@ -394,67 +379,26 @@ def _analyse_scripts(spec: tuple[Path, tuple[Any, ...]], scripts: list[Path]) ->
 
 
 def _analyse_queue(
-    workspace: Workspace,
-    scripts: list[Path],
-    tasks: _Tasks | None,
-    *,
-    keep: bool,
-    named: set[str] | Callable[[], set[str] | None] | None = None,
+    workspace: Workspace, scripts: list[Path], tasks: _Tasks | None, *, keep: bool
 ) -> PrimedScripts:
-    """The argparse model (and the script facts from the same parse) of a script some
-    SKILL.md names, the script facts alone of the others (all of ``scripts``, or those taken
-    from ``tasks``); ``keep``: leave them (and the text) in ``workspace``. ``named``: the script
-    names some SKILL.md holds, or where to get them, when known. Only a guess of what the check
-    will ask for: a model it needs and finds missing is built where it is needed, the same
-    model."""
+    """The argparse model, and the script facts from the same parse, of each of ``scripts``
+    (all, or those taken from ``tasks``); ``keep``: leave them (and the text) in
+    ``workspace``. Most are called by some command; modelling the others costs little (a
+    module without argparse is recognised at once, and what runs after `parse_args` is not
+    walked), less than reading every SKILL.md to find which are named."""
     out = []
-    known = named if isinstance(named, set) else None
     taken = (scripts[i] for i in tasks.take()) if tasks is not None else iter(scripts)
     for path in taken:
-        if known is None:
-            known = named() if callable(named) else None
-            if known is None:
-                known = _named_in_skill_files(workspace, {path.name for path in scripts})
         text = workspace.read(path)
         try:
-            if text.doc is None:
+            if text.doc is None or script_model(workspace, path) is None:
                 continue
-            if path.name in known:
-                if script_model(workspace, path) is None:
-                    continue
-            else:
-                script_facts_of(workspace, text.doc, str(path))
         except Exception:  # left to the check, which reports it as EZ003 on the right file
             continue
         out.append((path, text.doc.content_hash, workspace.artefacts_of(path)))
         if not keep:
             workspace.release(path, keep=frozenset())
     return out
-
-
-def _named_in_skill_files(workspace: Workspace, names: set[str]) -> set[str]:
-    """Which of the file ``names`` some SKILL.md of the workspace contains (a script nothing
-    names, such as a module the others import, is never run by a documented command)."""
-    import os
-
-    wanted = {name: name.encode() for name in names}
-    found: set[str] = set()
-    for skill in workspace.skills.values():
-        try:  # the raw bytes, in as few system calls as a read can take
-            fd = os.open(os.path.join(skill.folder, SKILL_FILE), os.O_RDONLY)
-            try:
-                chunks = [os.read(fd, 1 << 16)]
-                while chunks[-1]:
-                    chunks.append(os.read(fd, 1 << 16))
-            finally:
-                os.close(fd)
-        except OSError:
-            continue
-        data = b"".join(chunks)
-        found.update(name for name, raw in wanted.items() if raw in data)
-        if len(found) == len(wanted):
-            break
-    return found
 
 
 _PRIMED: PrimedScripts = []

@@ -103,8 +103,8 @@ def test_spawned_workers_report_what_forked_workers_report(
 
 
 def test_a_script_only_a_reference_names_is_still_modelled_in_parallel(tmp_path: Path) -> None:
-    # The script primer builds argparse models only for scripts some SKILL.md names; a command
-    # in a reference calling another script gets its model where it is checked, the same one.
+    # The script primer models every shared script, named in a SKILL.md or not: a command in a
+    # reference calling a script no SKILL.md names is checked against the same model.
     root = tmp_path / "ws"
     skill = root / "skills" / "openclaw" / "demo"
     (skill / "references").mkdir(parents=True)

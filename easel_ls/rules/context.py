@@ -218,17 +218,6 @@ def _analyse_parsed(workspace: Workspace, doc: TextDocument, path: str) -> Scrip
     return analyse_script(doc.text, path, tree)
 
 
-def script_facts_of(workspace: Workspace, doc: TextDocument, path: str) -> None:
-    """Only the PB rules' script facts of a script (parsed as for its argparse model), for a
-    script whose argparse model nothing may ask for."""
-    from easel_ls.model.script_facts import parse_python, script_facts
-
-    with _collector_paused():
-        tree = parse_python(doc.text, path)
-        if tree is not None:
-            workspace.artefact("script-facts", doc, lambda: script_facts(tree))
-
-
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
     enabled = gc.isenabled()
