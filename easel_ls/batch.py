@@ -27,12 +27,14 @@ def check_paths(
     progress: Callable[[int, Path], None] | None = None,
     cache: CheckCache | None = None,
     jobs: int | None = 1,
+    force_exclude: bool = False,
 ) -> Iterator[Finding]:
     """Findings for every file to check under ``paths``. ``jobs`` > 1 (or None: one per CPU
-    for large runs) checks cache misses in worker processes; results are identical."""
+    for large runs) checks cache misses in worker processes; results are identical.
+    ``force_exclude``: the ``exclude`` settings leave out named paths too."""
     workspace.memoise_disk(True)
     try:
-        yield from _check_paths(workspace, paths, progress, cache, jobs)
+        yield from _check_paths(workspace, paths, progress, cache, jobs, force_exclude)
     finally:
         workspace.memoise_disk(False)
 
@@ -43,6 +45,7 @@ def _check_paths(
     progress: Callable[[int, Path], None] | None,
     cache: CheckCache | None,
     jobs: int | None,
+    force_exclude: bool = False,
 ) -> Iterator[Finding]:
     explicit = {p.resolve() for p in paths if p.is_file()}
     misses: list[tuple[Path, FileKind]] = []
@@ -54,7 +57,7 @@ def _check_paths(
             # on them now, on another CPU, while this process walks the tree and imports the
             # rules (a small run gains as much as a large one).
             primer = _ScriptPrimer(workspace, _shared_python_scripts(workspace), cpus)
-        for path in workspace.iter_files(paths):
+        for path in workspace.iter_files(paths, force_exclude=force_exclude):
             kind, _ = classify(workspace, path)
             if kind is FileKind.OTHER and not (explicit and path.resolve() in explicit):
                 continue

@@ -60,6 +60,10 @@ def _codes(value: str) -> list[str]:
     return [c.strip().upper() for c in value.split(",") if c.strip()]
 
 
+def _patterns(value: str) -> list[str]:
+    return [p.strip() for p in value.split(",") if p.strip()]
+
+
 def _positive_int(value: str) -> int:
     number = int(value)
     if number < 1:
@@ -119,6 +123,26 @@ def build_check_parser(prog: str = "easel-ls check") -> argparse.ArgumentParser:
     rules.add_argument("--ignore", type=_codes, help="rule codes or prefixes to disable")
     rules.add_argument("--extend-select", type=_codes, help="rule codes or prefixes to add")
     rules.add_argument("--config", type=Path, help="use this config file instead of discovery")
+    files = parser.add_argument_group("files")
+    files.add_argument(
+        "--exclude",
+        type=_patterns,
+        metavar="PATTERNS",
+        help="gitignore patterns (comma-separated, relative to the workspace root) a walk "
+        "leaves out, instead of the configured `exclude` (.git, node_modules ... by default)",
+    )
+    files.add_argument(
+        "--extend-exclude",
+        type=_patterns,
+        metavar="PATTERNS",
+        help="patterns to leave out as well as the configured ones",
+    )
+    files.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="leave out excluded paths even when named on the command line (for hooks that "
+        "pass file names)",
+    )
     run = parser.add_argument_group("running")
     run.add_argument(
         "-w",
@@ -489,6 +513,16 @@ def open_workspace(args: argparse.Namespace, paths: list[Path]) -> Workspace:
         )
         if value is not None
     }
+    options = {
+        key: value
+        for key, value in (
+            ("exclude", getattr(args, "exclude", None)),
+            ("extend-exclude", getattr(args, "extend_exclude", None)),
+        )
+        if value is not None
+    }
+    if options:
+        overrides["options"] = options
     root = find_root(paths[0])
     return Workspace(root=root, config=ConfigResolver(args.config, overrides=overrides))
 
@@ -507,7 +541,14 @@ def collect_findings(
 
         cache = CheckCache(workspace, args.cache_dir)
     findings = list(
-        check_paths(workspace, paths, progress=progress.tick, cache=cache, jobs=args.jobs)
+        check_paths(
+            workspace,
+            paths,
+            progress=progress.tick,
+            cache=cache,
+            jobs=args.jobs,
+            force_exclude=args.force_exclude,
+        )
     )
     progress.done()
     if cache is not None:

@@ -95,6 +95,19 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "system-dirs": ["_login", "_publish", "_analytics", "_profile_build", "_scratch"],
     "extra-internal-domains": [],
     "trusted-workspace": False,  # CG: may import the workspace's own content_guard
+    # Files and folders a walk never enters (gitignore patterns, relative to the workspace
+    # root); a path named on the command line is checked all the same unless --force-exclude.
+    "exclude": [
+        ".easel-ls-cache",
+        ".git",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".venv",
+        "__pycache__",
+        "node_modules",
+        "venv",
+    ],
+    "extend-exclude": [],
 }
 
 _SELECTION_KEYS = {"select", "ignore", "extend-select", "per-file-ignores", "severity"}
@@ -127,6 +140,7 @@ class Settings:
     _prefix_lengths: dict[str, tuple[int, int]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    _exclusion: list[Exclusion] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def option(self, key: str) -> Any:
         return self.options.get(key, DEFAULT_OPTIONS.get(key))
@@ -177,8 +191,20 @@ class Settings:
         if options:
             merged = dict(new.options)
             merged.update(options)
+            if "extend-exclude" in options:  # the command line's patterns add to the config's
+                merged["extend-exclude"] = [
+                    *new.option("extend-exclude"),
+                    *options["extend-exclude"],
+                ]
             new = replace(new, options=merged)
         return new
+
+    def exclusion(self) -> Exclusion:
+        """The ``exclude`` and ``extend-exclude`` patterns, compiled once per settings."""
+        known = self._exclusion
+        if not known:
+            known.append(Exclusion([*self.option("exclude"), *self.option("extend-exclude")]))
+        return known[0]
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -191,6 +217,59 @@ class Settings:
             "enabled": sorted(code for code in RULES if self.is_enabled(code)),
             "options": dict(self.options),
         }
+
+
+_GLOB_CHARACTERS = frozenset("*?[]!\\")
+
+
+class Exclusion:
+    """Which paths a walk leaves out: gitignore patterns matched against paths relative to the
+    workspace root (``build/`` a folder anywhere, ``tests/fixtures`` that folder, ``*.bak``
+    any such file, ``!keep.md`` an exception). Plain names, the defaults among them, are a set
+    lookup; other patterns go to pathspec, imported only when some are configured."""
+
+    def __init__(self, patterns: Iterable[str]) -> None:
+        lines = [p.strip() for p in patterns]
+        lines = [p for p in lines if p and not p.startswith("#")]
+        self.patterns = tuple(lines)
+        names: set[str] = set()
+        folder_names: set[str] = set()
+        others: list[str] = []
+        negated = any(p.startswith("!") for p in lines)
+        for pattern in lines:
+            bare = pattern[:-1] if pattern.endswith("/") else pattern
+            if negated or "/" in bare or not bare or _GLOB_CHARACTERS.intersection(bare):
+                others.append(pattern)
+            elif bare == pattern:
+                names.add(bare)
+            else:
+                folder_names.add(bare)
+        self.names = frozenset(names)  # files and folders of these names
+        self.folder_names = self.names | folder_names  # folders of these names
+        self._spec: Any = None
+        if others:
+            import pathspec  # gitignore semantics, as black and mypy read them
+
+            self._spec = pathspec.GitIgnoreSpec.from_lines(others)
+        self.by_name_only = self._spec is None  # a set lookup per entry decides
+
+    def excludes(self, rel_path: str, is_dir: bool) -> bool:
+        """Whether the file or folder at ``rel_path`` (workspace-relative, with ``/``) is left
+        out by itself (not by a parent folder: a walk never enters an excluded folder)."""
+        name = rel_path.rpartition("/")[2]
+        if name in (self.folder_names if is_dir else self.names):
+            return True
+        if self._spec is None:
+            return False
+        return bool(self._spec.match_file(f"{rel_path}/" if is_dir else rel_path))
+
+    def excludes_path(self, rel_path: str, is_dir: bool) -> bool:
+        """Whether the path or one of its parent folders (up to the root) is left out."""
+        parts = rel_path.split("/")
+        for depth in range(1, len(parts)):
+            if self.excludes("/".join(parts[:depth]), True):
+                return True
+        return self.excludes(rel_path, is_dir)
 
 
 def _glob_match(rel_path: str, pattern: str) -> bool:
@@ -371,6 +450,14 @@ class ConfigResolver:
             self._by_path[path] = settings
         return settings
 
+    def for_folder(
+        self, folder: Path, files_in: Mapping[str, frozenset[str]] | None = None
+    ) -> Settings:
+        """The settings of a folder's files, with no ``stat`` to tell the folder is one."""
+        if self._explicit is not None:
+            return self._overridden_settings(self._explicit)
+        return self._overridden_settings(self._for_dir(folder, files_in or {}))
+
     def _resolve(self, path: Path, files_in: Mapping[str, frozenset[str]]) -> Settings:
         if self._explicit is not None:
             settings = self._explicit
@@ -379,6 +466,9 @@ class ConfigResolver:
             is_file = listed is not None and path.name in listed
             folder = path if not is_file and os.path.isdir(path) else path.parent
             settings = self._for_dir(folder, files_in)
+        return self._overridden_settings(settings)
+
+    def _overridden_settings(self, settings: Settings) -> Settings:
         if self._overrides:
             known = self._overridden.get(id(settings))
             if known is None or known[0] is not settings:

@@ -43,8 +43,11 @@ def _stamp(path: Path) -> Stamp | None:
 class Watcher:
     """The findings of every checked file, kept current one change at a time."""
 
-    def __init__(self, workspace: Workspace, paths: list[Path]) -> None:
+    def __init__(
+        self, workspace: Workspace, paths: list[Path], *, force_exclude: bool = False
+    ) -> None:
         self.workspace = workspace
+        self.force_exclude = force_exclude
         self.paths = [p if p.is_absolute() else Path.cwd() / p for p in paths]
         self.explicit = {str(p.resolve()) for p in self.paths if p.is_file()}
         self.findings: dict[Path, list[Finding]] = {}
@@ -56,7 +59,7 @@ class Watcher:
         self.findings.clear()
         ws.dependents.clear()
         with _batch(ws):
-            for path in ws.iter_files(self.paths):
+            for path in ws.iter_files(self.paths, force_exclude=self.force_exclude):
                 if self._wanted(path):
                     self._check(path)
         self.stamps = self.snapshot()
@@ -86,7 +89,7 @@ class Watcher:
         whose listing was read, paths probed that do not exist yet) and of the config files
         that could apply."""
         ws = self.workspace
-        watched: set[Path] = set(ws.iter_files(self.paths))
+        watched: set[Path] = set(ws.iter_files(self.paths, force_exclude=self.force_exclude))
         watched.update(ws.dependents)
         watched.update(self._config_candidates())
         stamps = {}
@@ -206,7 +209,7 @@ def watch_main(workspace: Workspace, paths: list[Path], args: argparse.Namespace
 
     fmt = cli.output_format(args)
     clear = sys.stdout.isatty() and args.output_file is None
-    watcher = Watcher(workspace, paths)
+    watcher = Watcher(workspace, paths, force_exclude=args.force_exclude)
     last_exit = 130  # interrupted before the first report: the usual code for Ctrl-C
 
     def report(note: str) -> None:

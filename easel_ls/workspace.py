@@ -14,23 +14,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from easel_ls.config import CONFIG_FILES, ConfigResolver, Settings
+from easel_ls.config import CONFIG_FILES, DEFAULT_OPTIONS, ConfigResolver, Exclusion, Settings
 from easel_ls.model.text import TextDocument
 
 T = TypeVar("T")
 _UNKNOWN = object()  # not remembered yet (None is a possible answer)
 
 SKILL_FILE = "SKILL.md"
-_SKIP_DIRS = {
-    ".git",
-    ".easel-ls-cache",
-    "node_modules",
-    "__pycache__",
-    ".venv",
-    "venv",
-    ".mypy_cache",
-    ".ruff_cache",
-}
+# Outside the workspace (a second path elsewhere) no settings apply: the default exclusions do.
+_DEFAULT_EXCLUSION = Exclusion(DEFAULT_OPTIONS["exclude"])
+_CONFIG_NAMES = frozenset(CONFIG_FILES)
 
 
 def find_root(start: Path) -> Path:
@@ -485,14 +478,19 @@ class Workspace:
         return folder
 
     # -- discovery ------------------------------------------------------------------------
-    def iter_files(self, paths: list[Path]) -> Iterator[Path]:
+    def iter_files(self, paths: list[Path], *, force_exclude: bool = False) -> Iterator[Path]:
+        """The files under ``paths`` (files named there are yielded as they are), leaving out
+        what the ``exclude`` settings name below them; ``force_exclude``: the named paths too
+        (a hook passing staged files, an editor asking about one document)."""
         seen: set[str] = set()  # as strings: hashing a Path costs more than a lookup
         for start in paths:
             start = start if start.is_absolute() else (Path.cwd() / start)
             if start.is_file() or (start.is_symlink() and not start.is_dir()):
-                if str(start) not in seen:
+                if str(start) not in seen and not (force_exclude and self.is_excluded(start)):
                     seen.add(str(start))
                     yield start
+                continue
+            if force_exclude and self.is_excluded(start, is_dir=True):
                 continue
             for folder, names in self._walk(str(start)):
                 here = Path(folder)
@@ -502,16 +500,42 @@ class Workspace:
                         seen.add(text)
                         yield here / name
 
+    def is_excluded(self, path: Path, *, is_dir: bool | None = None) -> bool:
+        """Whether ``path`` or a folder above it (below the root) is left out by the
+        ``exclude`` settings of its folder."""
+        root = str(self.root)
+        text = str(path)
+        if not is_within(text, root) or text == root:
+            return False
+        if is_dir is None:
+            is_dir = path.is_dir()
+        folder = text if is_dir else os.path.dirname(text)
+        exclusion = self.settings_for_folder(Path(folder)).exclusion()
+        return exclusion.excludes_path(text[len(root) + 1 :].replace(os.sep, "/"), is_dir)
+
+    def settings_for_folder(self, folder: Path) -> Settings:
+        memo = self._disk_memo
+        return self.config.for_folder(folder, memo.files_in if memo is not None else None)
+
+    def _exclusion_of(self, folder: str) -> Exclusion:
+        """The exclusion that applies to a folder's entries."""
+        if folder == str(self.root) or is_within(folder, str(self.root)):
+            return self.settings_for_folder(Path(folder)).exclusion()
+        return _DEFAULT_EXCLUSION
+
     def _walk(self, top: str) -> Iterator[tuple[str, list[str]]]:
         """(folder, sorted file names) top-down like ``os.walk(top, followlinks=False)`` with
-        sorted folders, skipping ``_SKIP_DIRS``. In a batch run the listing is also remembered:
-        which paths hold no symbolic link (so reading them needs no ``lstat`` per part) and
-        which files each folder holds (so config lookups need no ``stat``)."""
+        sorted folders, leaving out what the ``exclude`` settings name below ``top``. In a
+        batch run the listing is also remembered: which paths hold no symbolic link (so reading
+        them needs no ``lstat`` per part) and which files each folder holds (so config lookups
+        need no ``stat``)."""
         memo = self._disk_memo
         top_plain = memo is not None and self._known_plain(top)
-        todo = [(top, top_plain)]
+        root = str(self.root)
+        # A folder's exclusion is its parent's unless it holds a config file of its own.
+        todo = [(top, top_plain, self._exclusion_of(top))]
         while todo:
-            folder, plain = todo.pop()
+            folder, plain, exclusion = todo.pop()
             try:
                 with os.scandir(folder) as listing:
                     entries = list(listing)
@@ -530,7 +554,7 @@ class Workspace:
                     is_link = False
                 if is_dir:
                     # A symbolic link to a folder is listed but never entered.
-                    if entry.name not in _SKIP_DIRS and not is_link:
+                    if not is_link:
                         folders.append((entry.name, plain))
                 else:
                     files.append(entry.name)
@@ -538,13 +562,26 @@ class Workspace:
                         memo.plain[entry.path] = not is_link
             files.sort()
             if memo is not None:
+                # Every file, excluded or not: config discovery reads this listing.
                 memo.files_in[folder] = frozenset(files)
+            if folder != top and not _CONFIG_NAMES.isdisjoint(files):
+                exclusion = self._exclusion_of(folder)
+            if exclusion.by_name_only:
+                names, folder_names = exclusion.names, exclusion.folder_names
+                files = [name for name in files if name not in names]
+                folders = [entry for entry in folders if entry[0] not in folder_names]
+            elif folder == root or is_within(folder, root):
+                prefix = (
+                    "" if folder == root else folder[len(root) + 1 :].replace(os.sep, "/") + "/"
+                )
+                files = [name for name in files if not exclusion.excludes(prefix + name, False)]
+                folders = [e for e in folders if not exclusion.excludes(prefix + e[0], True)]
             yield folder, files
             for name, parent_plain in sorted(folders, reverse=True):
                 sub = os.path.join(folder, name)
                 if parent_plain and memo is not None:
                     memo.plain[sub] = True
-                todo.append((sub, parent_plain))
+                todo.append((sub, parent_plain, exclusion))
 
 
 def _list_dir(folder: Path, pattern: str, recursive: bool) -> tuple[list[Path], list[Path]]:

@@ -85,7 +85,11 @@ def analyse(ls: EaselServer, uri: str) -> tuple[Path, list[str], int | None, lis
             doc = ls.document(uri)
             if doc is None:
                 return None
+            if _excluded(ws, path):  # as `check --force-exclude` leaves it out
+                return path, doc.lines, doc.version, []
             return path, doc.lines, doc.version, _checked(ws, lambda: check_document(ws, doc))
+        if _excluded(ws, path):
+            return path, [], None, []
         if not path.exists() and not path.is_symlink():
             return None
         findings = _checked(ws, lambda: check_path(ws, path))
@@ -95,6 +99,13 @@ def analyse(ls: EaselServer, uri: str) -> tuple[Path, list[str], int | None, lis
         # A failing engine must not take the server down; the log says why.
         log.exception("checking %s failed", uri)
         return path, [], None, []
+
+
+def _excluded(ws: Workspace, path: Path) -> bool:
+    try:
+        return ws.is_excluded(path, is_dir=False)
+    except ConfigError:  # the check reports it
+        return False
 
 
 def _checked(ws: Workspace, run: Callable[[], list[Finding]]) -> list[Finding]:
