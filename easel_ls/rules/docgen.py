@@ -79,6 +79,7 @@ max-file-size = 5242880                # bytes; larger files are skipped (EZ004)
 skill-roots = ["skills/openclaw"]      # default: every skills/<group>/ holding skills
 shared-scripts = "skills/shared/scripts"
 outputs-dir = "outputs"
+extend-exclude = ["/archive/", "*.draft.md"]  # what a walk leaves out (see below)
 
 # rule options (a list you set replaces the built-in one)
 min-cjk-ratio = 0.3                    # FM011
@@ -114,6 +115,32 @@ extra-internal-domains = []            # CG001
     "Procedure",
 ]
 "Profile 感知" = ["Profile 感知", "Profile", "画像感知", "画像"]
+```
+
+## Which files are checked
+
+`easel-ls check PATH` walks each folder it is given and checks every file easel-ls knows
+(SKILL.md, references, scripts, skill tests, `outputs/`); a file named on the command line is
+checked whatever it is. Two options, as ruff has them, leave paths out of the walk:
+
+- `exclude` (default `.easel-ls-cache`, `.git`, `.mypy_cache`, `.ruff_cache`, `.venv`,
+  `__pycache__`, `node_modules`, `venv`): setting it replaces the defaults;
+- `extend-exclude` (default none): patterns left out as well as `exclude`.
+
+Patterns follow `.gitignore`, relative to the workspace root: a pattern without a `/` names a
+file or folder anywhere (`archive`, `*.draft.md`; `drafts/` folders only), one with a `/` is
+anchored at the root (`/vendor/`, `tests/fixtures`, `docs/**/old-*.md`), `!` brings a path back
+(`!keep.md`). A folder left out is never entered; a config file further down may add its own
+patterns for its folder. On the command line, `--exclude A,B` replaces the configured
+`exclude`, `--extend-exclude A,B` adds to the configured `extend-exclude`, and
+`--force-exclude` leaves out excluded paths even when they are named (a hook passing staged
+file names). In the editor, the background index never checks an excluded file, and an
+excluded document that is opened shows no diagnostics. `--show-settings` prints the patterns
+in force.
+
+```toml
+[tool.easel-ls]
+extend-exclude = ["/archive/", "/tests/fixtures/", "*.draft.md"]
 ```
 
 ## Rules that are off by default
