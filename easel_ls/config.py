@@ -253,6 +253,10 @@ class Exclusion:
             self._spec = pathspec.GitIgnoreSpec.from_lines(others)
         self.by_name_only = self._spec is None  # a set lookup per entry decides
 
+    def names_only(self) -> Exclusion:
+        """The plain-name patterns alone."""
+        return Exclusion([*self.names, *(f"{name}/" for name in self.folder_names - self.names)])
+
     def excludes(self, rel_path: str, is_dir: bool) -> bool:
         """Whether the file or folder at ``rel_path`` (workspace-relative, with ``/``) is left
         out by itself (not by a parent folder: a walk never enters an excluded folder)."""

@@ -503,25 +503,37 @@ class Workspace:
     def is_excluded(self, path: Path, *, is_dir: bool | None = None) -> bool:
         """Whether ``path`` or a folder above it (below the root) is left out by the
         ``exclude`` settings of its folder."""
-        root = str(self.root)
-        text = str(path)
-        if not is_within(text, root) or text == root:
+        rel = self._rel_below_root(str(path))
+        if not rel:
             return False
         if is_dir is None:
             is_dir = path.is_dir()
-        folder = text if is_dir else os.path.dirname(text)
-        exclusion = self.settings_for_folder(Path(folder)).exclusion()
-        return exclusion.excludes_path(text[len(root) + 1 :].replace(os.sep, "/"), is_dir)
+        folder = self.root / rel if is_dir else (self.root / rel).parent
+        return self.settings_for_folder(folder).exclusion().excludes_path(rel, is_dir)
+
+    def _rel_below_root(self, path: str) -> str | None:
+        """``path`` relative to the root with ``/`` (symbolic links resolved), "" for the root
+        itself, None outside it."""
+        root = str(self.root)
+        try:
+            resolved = path if path == root or is_within(path, root) else self.resolve(path)
+        except (OSError, RuntimeError):
+            return None
+        if resolved == root:
+            return ""
+        if not is_within(resolved, root):
+            return None
+        return resolved[len(root) + 1 :].replace(os.sep, "/")
 
     def settings_for_folder(self, folder: Path) -> Settings:
         memo = self._disk_memo
         return self.config.for_folder(folder, memo.files_in if memo is not None else None)
 
-    def _exclusion_of(self, folder: str) -> Exclusion:
-        """The exclusion that applies to a folder's entries."""
-        if folder == str(self.root) or is_within(folder, str(self.root)):
-            return self.settings_for_folder(Path(folder)).exclusion()
-        return _DEFAULT_EXCLUSION
+    def _exclusion_of(self, rel: str | None) -> Exclusion:
+        """The exclusion for the entries of the folder at ``rel`` (see ``_rel_below_root``)."""
+        if rel is None:
+            return _DEFAULT_EXCLUSION
+        return self.settings_for_folder(self.root / rel if rel else self.root).exclusion()
 
     def _walk(self, top: str) -> Iterator[tuple[str, list[str]]]:
         """(folder, sorted file names) top-down like ``os.walk(top, followlinks=False)`` with
@@ -531,11 +543,18 @@ class Workspace:
         need no ``stat``)."""
         memo = self._disk_memo
         top_plain = memo is not None and self._known_plain(top)
-        root = str(self.root)
-        # A folder's exclusion is its parent's unless it holds a config file of its own.
-        todo = [(top, top_plain, self._exclusion_of(top))]
+        top_rel = self._rel_below_root(top)
+        exclusion = self._exclusion_of(top_rel)
+        if top_rel and not exclusion.by_name_only and exclusion.excludes_path(top_rel, True):
+            # A folder named although excluded is walked: only plain names are left out in it
+            # (a pattern naming the folder would otherwise name everything inside).
+            exclusion = exclusion.names_only()
+        # Each folder: its path, whether it holds no symbolic link, its path relative to the
+        # root ("" the root, None outside it) and its exclusion (its parent's unless it holds
+        # a config file of its own).
+        todo = [(top, top_plain, top_rel, exclusion)]
         while todo:
-            folder, plain, exclusion = todo.pop()
+            folder, plain, rel, exclusion = todo.pop()
             try:
                 with os.scandir(folder) as listing:
                     entries = list(listing)
@@ -565,15 +584,13 @@ class Workspace:
                 # Every file, excluded or not: config discovery reads this listing.
                 memo.files_in[folder] = frozenset(files)
             if folder != top and not _CONFIG_NAMES.isdisjoint(files):
-                exclusion = self._exclusion_of(folder)
+                exclusion = self._exclusion_of(rel)
             if exclusion.by_name_only:
                 names, folder_names = exclusion.names, exclusion.folder_names
                 files = [name for name in files if name not in names]
                 folders = [entry for entry in folders if entry[0] not in folder_names]
-            elif folder == root or is_within(folder, root):
-                prefix = (
-                    "" if folder == root else folder[len(root) + 1 :].replace(os.sep, "/") + "/"
-                )
+            elif rel is not None:
+                prefix = f"{rel}/" if rel else ""
                 files = [name for name in files if not exclusion.excludes(prefix + name, False)]
                 folders = [e for e in folders if not exclusion.excludes(prefix + e[0], True)]
             yield folder, files
@@ -581,7 +598,8 @@ class Workspace:
                 sub = os.path.join(folder, name)
                 if parent_plain and memo is not None:
                     memo.plain[sub] = True
-                todo.append((sub, parent_plain, exclusion))
+                sub_rel = None if rel is None else (f"{rel}/{name}" if rel else name)
+                todo.append((sub, parent_plain, sub_rel, exclusion))
 
 
 def _list_dir(folder: Path, pattern: str, recursive: bool) -> tuple[list[Path], list[Path]]:

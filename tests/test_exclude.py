@@ -132,6 +132,10 @@ def test_check_leaves_out_excluded_files_unless_named(tmp_path: Path) -> None:
     named = "archive/skills/openclaw/gone/SKILL.md"
     assert _check(root, named, "--no-cache") == [named]  # named on the command line: checked
     assert _check(root, named, "--no-cache", "--force-exclude") == []
+    # A folder named although excluded (`/tests/`, a pattern naming it) is checked whole.
+    fixture = "tests/fixtures/ws/skills/openclaw/fixture/SKILL.md"
+    assert _check(root, "tests", "--no-cache") == [fixture]
+    assert _check(root, "tests", "--no-cache", "--force-exclude") == []
 
 
 def test_exclude_flags_on_the_command_line(tmp_path: Path) -> None:

@@ -130,8 +130,9 @@ checked whatever it is. Two options, as ruff has them, leave paths out of the wa
 Patterns follow `.gitignore`, relative to the workspace root: a pattern without a `/` names a
 file or folder anywhere (`archive`, `*.draft.md`; `drafts/` folders only), one with a `/` is
 anchored at the root (`/vendor/`, `tests/fixtures`, `docs/**/old-*.md`), `!` brings a path back
-(`!keep.md`). A folder left out is never entered; a config file further down may add its own
-patterns for its folder. On the command line, `--exclude A,B` replaces the configured
+(`!keep.md`). A folder left out is never entered, unless it is named on the command line (then
+only plain names are left out inside it); a config file further down may add its own patterns
+for its folder. On the command line, `--exclude A,B` replaces the configured
 `exclude`, `--extend-exclude A,B` adds to the configured `extend-exclude`, and
 `--force-exclude` leaves out excluded paths even when they are named (a hook passing staged
 file names). In the editor, the background index never checks an excluded file, and an
