@@ -416,14 +416,14 @@ def _adopt_primed(primed: PrimedScripts) -> None:
 def _worker_workspace(spec: tuple[Path, tuple[Any, ...]]) -> Workspace:
     from easel_ls.config import ConfigResolver
 
-    root, (explicit, stop_at, overrides) = spec
+    root, (explicit, stop_at, overrides, lenient) = spec
     workspace = _WORKER_WORKSPACES.get(root)
     if workspace is None:
         # A forked worker has a copy of the parent's workspace, whose skills index, config
         # lookups and disk memo the walk already built; a spawned one starts afresh.
         workspace = _FORKED_WORKSPACES.get(root)
         if workspace is None:
-            config = ConfigResolver(explicit, stop_at=stop_at, overrides=overrides)
+            config = ConfigResolver(explicit, stop_at=stop_at, overrides=overrides, lenient=lenient)
             workspace = Workspace(root=root, config=config)
         _WORKER_WORKSPACES[root] = workspace
         for path, content_hash, artefacts in _PRIMED:

@@ -61,7 +61,13 @@ def _codes(value: str) -> list[str]:
 
 
 def _patterns(value: str) -> list[str]:
-    return [p.strip() for p in value.split(",") if p.strip()]
+    from easel_ls.config import pattern_problem
+
+    patterns = [p.strip() for p in value.split(",") if p.strip()]
+    problem = pattern_problem(patterns)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return patterns
 
 
 def _positive_int(value: str) -> int:

@@ -276,6 +276,16 @@ class Exclusion:
         return self.excludes(rel_path, is_dir)
 
 
+def pattern_problem(patterns: Iterable[str]) -> str | None:
+    """Why these ``exclude`` patterns cannot be used (None when they can)."""
+    for pattern in patterns:
+        try:
+            Exclusion([pattern])
+        except Exception as exc:  # pathspec's own error, or `re`'s for a bad `[z-a]` range
+            return f"`{pattern}` is not a .gitignore pattern ({exc})"
+    return None
+
+
 def _glob_match(rel_path: str, pattern: str) -> bool:
     path = PurePosixPath(rel_path)
     pattern = pattern.strip("/")
@@ -396,6 +406,10 @@ def _validate_option(key: str, value: Any, path: Path) -> Any:
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{path}: `{key}` must be a list of strings")
+        if key in ("exclude", "extend-exclude"):
+            problem = pattern_problem(value)
+            if problem is not None:
+                raise ConfigError(f"{path}: `{key}`: {problem}")
         return value
     if isinstance(default, bool):
         if not isinstance(value, bool):
@@ -425,11 +439,17 @@ class ConfigResolver:
         explicit: Path | None = None,
         stop_at: Path | None = None,
         overrides: Mapping[str, Any] | None = None,
+        *,
+        lenient: bool = False,
     ) -> None:
         # Command-line / editor selection and options win over every config file.
         self._overrides = dict(overrides or {})
         # How to build an equivalent resolver in a worker process.
-        self.init_args = (explicit, stop_at, dict(overrides or {}))
+        self.init_args = (explicit, stop_at, dict(overrides or {}), lenient)
+        # lenient (the editor): a config file that cannot be used counts as one holding the
+        # defaults, and its error is kept in ``errors`` to be shown; else ConfigError is raised.
+        self._lenient = lenient
+        self.errors: dict[Path, str] = {}
         self._explicit = load_config_file(explicit) if explicit else None
         if explicit and self._explicit is None:
             raise ConfigError(f"{explicit}: no [tool.easel-ls] section")
@@ -493,7 +513,7 @@ class ConfigResolver:
             if not os.path.isfile(os.path.join(folder, name)):
                 continue
             candidate = folder / name
-            settings = self.loaded.get(candidate) or load_config_file(candidate)
+            settings = self.loaded.get(candidate) or self._load(candidate)
             if settings is not None:
                 self.loaded[candidate] = settings
                 break
@@ -504,8 +524,18 @@ class ConfigResolver:
         self._by_dir[folder] = settings
         return settings
 
+    def _load(self, path: Path) -> Settings | None:
+        if not self._lenient:
+            return load_config_file(path)
+        try:
+            return load_config_file(path)
+        except ConfigError as error:
+            self.errors[path] = str(error)
+            return Settings(config_path=path, base_dir=path.parent)
+
     def invalidate(self) -> None:
         self._by_path.clear()
         self._by_dir.clear()
         self._overridden.clear()
         self.loaded.clear()
+        self.errors.clear()

@@ -175,3 +175,31 @@ def test_a_pattern_list_of_the_wrong_type_is_a_config_error(tmp_path: Path, valu
     )
     assert result.returncode == 2
     assert "`extend-exclude` must be a list of strings" in result.stderr
+
+
+@pytest.mark.parametrize("pattern", ["!", "[z-a]", "a\\"])
+def test_a_pattern_that_is_no_gitignore_pattern_is_a_clear_error(
+    tmp_path: Path, pattern: str
+) -> None:
+    (tmp_path / "easel-ls.toml").write_text(f"extend-exclude = [{json.dumps(pattern)}]\n", "utf-8")
+    configured = subprocess.run(
+        [sys.executable, "-m", "easel_ls", "check", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert configured.returncode == 2
+    assert f"`extend-exclude`: `{pattern}` is not a .gitignore pattern" in configured.stderr
+    assert "Traceback" not in configured.stderr
+    (tmp_path / "easel-ls.toml").write_text("", "utf-8")
+    flag = subprocess.run(
+        [sys.executable, "-m", "easel_ls", "check", ".", "--exclude", f"ok,{pattern}"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert flag.returncode == 2
+    assert f"`{pattern}` is not a .gitignore pattern" in flag.stderr
+    assert "Traceback" not in flag.stderr

@@ -85,10 +85,13 @@ class EaselServer(LanguageServer):
         # Each root workspace's script ↔ docs graph being built (by the workspace's identity: a
         # root added again is a new workspace with a graph of its own); graph requests await it.
         self.graph_builds: dict[int, asyncio.Task[None]] = {}
+        # Config errors already shown to the user (each once, until it changes).
+        self.config_errors_shown: set[str] = set()
 
     # -- workspaces -----------------------------------------------------------------------
     def add_root(self, root: Path) -> Workspace:
-        ws = Workspace(root=root.resolve(), config=ConfigResolver(stop_at=root.resolve()))
+        resolver = ConfigResolver(stop_at=root.resolve(), lenient=True)
+        ws = Workspace(root=root.resolve(), config=resolver)
         self.roots[ws.root] = ws
         return ws
 

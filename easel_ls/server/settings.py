@@ -176,7 +176,7 @@ class SettingsLayers:
         if self._applied.get(workspace.root) == self.generation:
             return False
         overrides = self.for_root(workspace.root).overrides()
-        workspace.config = ConfigResolver(stop_at=workspace.root, overrides=overrides)
+        workspace.config = ConfigResolver(stop_at=workspace.root, overrides=overrides, lenient=True)
         self._applied[workspace.root] = self.generation
         return True
 

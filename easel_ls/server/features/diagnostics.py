@@ -81,18 +81,27 @@ def analyse(ls: EaselServer, uri: str) -> tuple[Path, list[str], int | None, lis
     ws = configured_workspace(ls, path)
     opened = ls.opened(uri)
     try:
-        if opened is not None:
+        return _analysed(ls, ws, uri, path, opened is not None)
+    finally:
+        report_config_errors(ls, ws)
+
+
+def _analysed(
+    ls: EaselServer, ws: Workspace, uri: str, path: Path, opened: bool
+) -> tuple[Path, list[str], int | None, list[Finding]] | None:
+    try:
+        if opened:
             doc = ls.document(uri)
             if doc is None:
                 return None
             if _excluded(ws, path):  # as `check --force-exclude` leaves it out
                 return path, doc.lines, doc.version, []
-            return path, doc.lines, doc.version, _checked(ws, lambda: check_document(ws, doc))
+            return path, doc.lines, doc.version, _checked(ls, lambda: check_document(ws, doc))
         if _excluded(ws, path):
             return path, [], None, []
         if not path.exists() and not path.is_symlink():
             return None
-        findings = _checked(ws, lambda: check_path(ws, path))
+        findings = _checked(ls, lambda: check_path(ws, path))
         on_disk = ws.read(path).doc
         return path, on_disk.lines if on_disk is not None else [], None, findings
     except Exception:
@@ -108,12 +117,32 @@ def _excluded(ws: Workspace, path: Path) -> bool:
         return False
 
 
-def _checked(ws: Workspace, run: Callable[[], list[Finding]]) -> list[Finding]:
+def _checked(ls: EaselServer, run: Callable[[], list[Finding]]) -> list[Finding]:
     try:
         return run()
     except ConfigError as exc:
-        log.warning("config error, %s not checked: %s", ws.root, exc)
+        report_config_error(ls, exc)
         return []
+
+
+def report_config_error(ls: EaselServer, error: ConfigError) -> None:
+    """A config error met while checking (the files it applies to get no findings)."""
+    _show_once(ls, f"easel-ls: {error}. The files it applies to are not checked.")
+
+
+def report_config_errors(ls: EaselServer, ws: Workspace) -> None:
+    """Config files of ``ws`` that cannot be used (`check` exits 2 on them): the editor goes on
+    with the default settings for their files, and says so once, where the user sees it."""
+    for message in list(ws.config.errors.values()):
+        _show_once(ls, f"easel-ls: {message}. The default settings apply until it is fixed.")
+
+
+def _show_once(ls: EaselServer, text: str) -> None:
+    log.warning("%s", text)
+    if text in ls.config_errors_shown:
+        return
+    ls.config_errors_shown.add(text)
+    ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=text))
 
 
 def to_diagnostics(

@@ -23,7 +23,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from easel_ls.config import CONFIG_FILES
+from easel_ls.config import CONFIG_FILES, ConfigError
 from easel_ls.engine import wants
 from easel_ls.findings import Finding
 from easel_ls.rules.context import FileKind, classify
@@ -38,6 +38,8 @@ from easel_ls.server.features.diagnostics import (
     open_uris,
     publish,
     recheck,
+    report_config_error,
+    report_config_errors,
 )
 from easel_ls.server.features.views import announce_change
 from easel_ls.server.settings import SECTION, describe_settings, parse_editor_settings
@@ -272,13 +274,21 @@ def release_parse(ls: EaselServer, path: Path) -> None:
 async def _wanted_files(ls: EaselServer) -> list[Path]:
     files: list[Path] = []
     for ws in list(ls.roots.values()):
-        configured_workspace(ls, ws.root)
-        for i, path in enumerate(ws.iter_files([ws.root])):
-            if i % (BATCH_SIZE * 16) == 0:
-                await asyncio.sleep(0)
-            # With nested roots a file belongs to the most specific one only.
-            if ls.workspace_for(path) is ws and wants(ws, path):
-                files.append(path)
+        found: list[Path] = []
+        try:
+            configured_workspace(ls, ws.root)
+            for i, path in enumerate(ws.iter_files([ws.root])):
+                if i % (BATCH_SIZE * 16) == 0:
+                    await asyncio.sleep(0)
+                # With nested roots a file belongs to the most specific one only.
+                if ls.workspace_for(path) is ws and wants(ws, path):
+                    found.append(path)
+        except ConfigError as exc:  # this root is not indexed; the others are
+            report_config_error(ls, exc)
+            continue
+        finally:
+            report_config_errors(ls, ws)
+        files.extend(found)
     return files
 
 
@@ -407,6 +417,7 @@ def files_changed(
         if path not in opened and wants(ws, path):
             to_check.add(path)
     if config_changed:
+        ls.config_errors_shown.clear()  # a config broken again is said again
         index.restart(ls)
         return
     recheck(ls, {p for p in to_check if not any(_is_under(p, d) for d in deleted)})
