@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -148,6 +149,8 @@ class Workspace:
     _artefacts: dict[Path, dict[str, _CacheEntry]] = field(default_factory=dict)
     _skills: dict[str, Skill] | None = None
     _skill_folders: dict[str, Skill] | None = None  # str(folder) -> skill
+    # skills/<group>/ folders that are not skill roots (their SKILL.md files are no Easel skills)
+    _foreign_groups: frozenset[str] | None = None
     # Dependency map: a target file -> the documents whose analysis read it.
     dependents: dict[Path, set[Path]] = field(default_factory=dict)
     # Paths read, probed or listed while one document is checked (its dependencies).
@@ -359,6 +362,7 @@ class Workspace:
         if path.name == SKILL_FILE or path.is_dir():
             self._skills = None
             self._skill_folders = None
+            self._foreign_groups = None
 
     def release(self, path: Path, keep: frozenset[str] = frozenset({"argparse"})) -> None:
         """Drop what a batch run no longer needs for ``path`` (bounded memory on huge trees);
@@ -412,9 +416,31 @@ class Workspace:
         roots = []
         if skills_dir.is_dir():
             for group in sorted(skills_dir.iterdir()):
-                if group.is_dir() and any((c / SKILL_FILE).is_file() for c in _subdirs(group)):
+                if not group.is_dir():
+                    continue
+                skill_files = [c / SKILL_FILE for c in _subdirs(group)]
+                skill_files = [f for f in skill_files if f.is_file()]
+                # The spec's skills live in skills/openclaw/; another group (skills/ripple/)
+                # holds Easel skills when one of them says which layer it is in. A folder of
+                # skills kept in their upstream form (skills/extensions/) is no Easel group.
+                if skill_files and (
+                    group.name == "openclaw" or any(_declares_layer(f) for f in skill_files)
+                ):
                     roots.append(group)
         return roots
+
+    def _foreign_skill_groups(self) -> frozenset[str]:
+        """skills/<group>/ folders holding SKILL.md files that are not skill roots."""
+        if self._foreign_groups is None:
+            skills_dir = self.root / "skills"
+            roots = {str(root) for root in self.skill_roots()}
+            foreign = set()
+            if skills_dir.is_dir():
+                for group in skills_dir.iterdir():
+                    if group.is_dir() and str(group) not in roots:
+                        foreign.add(str(group))
+            self._foreign_groups = frozenset(foreign)
+        return self._foreign_groups
 
     @property
     def skills(self) -> dict[str, Skill]:
@@ -458,6 +484,8 @@ class Workspace:
                 # A nested workspace (a test fixture) may hold a skill of the same name.
                 if indexed_skill is not None and indexed_skill.folder == folder:
                     return indexed_skill
+                if str(folder.parent) in self._foreign_skill_groups():
+                    return None  # skills/extensions/x/: kept in its upstream form, not Easel
                 return Skill(folder.name, folder)
             if folder == self.root or folder == folder.parent:
                 break
@@ -600,6 +628,28 @@ class Workspace:
                     memo.plain[sub] = True
                 sub_rel = None if rel is None else (f"{rel}/{name}" if rel else name)
                 todo.append((sub, parent_plain, sub_rel, exclusion))
+
+
+_LAYER_KEY = re.compile(r"layer[ \t]*:")
+_FRONTMATTER_HEAD = 16 * 1024  # the frontmatter of a SKILL.md fits in this many bytes
+
+
+def _declares_layer(skill_md: Path) -> bool:
+    """Whether the SKILL.md's frontmatter has a top-level `layer` key (the Easel key)."""
+    try:
+        with open(skill_md, "rb") as handle:
+            head = handle.read(_FRONTMATTER_HEAD).decode("utf-8", "ignore")
+    except OSError:
+        return False
+    lines = head.removeprefix("\ufeff").splitlines()
+    if not lines or lines[0].rstrip() != "---":
+        return False
+    for line in lines[1:]:
+        if line.rstrip() in ("---", "..."):
+            return False
+        if _LAYER_KEY.match(line):
+            return True
+    return False
 
 
 def _list_dir(folder: Path, pattern: str, recursive: bool) -> tuple[list[Path], list[Path]]:

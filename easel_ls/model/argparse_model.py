@@ -287,8 +287,8 @@ def _no_argparse_reason(tree: ast.Module) -> str:
             imported.add(node.module.split(".")[0])
     for library in ("click", "typer", "fire", "docopt", "optparse", "getopt"):
         if library in imported:
-            return f"does not use argparse (it uses {library}); its commands are not checked"
-    return "does not use argparse; its commands are not checked"
+            return f"does not use argparse (it uses {library})"
+    return "does not use argparse"
 
 
 # --- values of the abstract interpreter -------------------------------------------------------

@@ -144,6 +144,8 @@ def mentioned_paths(ctx: Context) -> None:
     pieces.extend((run.text, run.range) for run in md.runs_containing("/"))
     for text, rng in pieces:
         for m in MENTION.finditer(text):
+            if text[m.end(1) : m.end(1) + 1] in _TEMPLATE_OPENERS:
+                continue  # `references/theme-{名称}.md`: a family of files, named by a template
             raw = m.group(1).rstrip(TRAILING_PUNCTUATION)
             if not raw or GLOB.search(raw) or is_placeholder(raw) or raw.endswith("/."):
                 continue
@@ -182,7 +184,24 @@ def _sub_range(ctx: Context, rng: Range, text: str, start: int, end: int) -> Ran
 
 
 def _mentions(text: str, rel: str, name: str) -> bool:
-    return rel in text or name in text
+    if rel in text or name in text:
+        return True
+    if "{" not in text and "<" not in text:
+        return False
+    # A template naming a family of files (`references/theme-{名称}.md`) names each of them.
+    return any(
+        re.fullmatch(rf"{re.escape(m.group(1))}[^/]+{re.escape(m.group(2))}", rel)
+        for m in _TEMPLATE_MENTION.finditer(text)
+        if m.group(1).count("/") == rel.count("/")
+    )
+
+
+# `references/theme-` right before a `{…}` or `<…>` placeholder, then the rest of the name.
+_TEMPLATE_OPENERS = frozenset("{<[")
+_TEMPLATE_MENTION = re.compile(
+    r"(?<![\w./\-])((?:references|scripts)/[^\s`'\"()<>{}\[\]]*)"
+    r"(?:\{[^{}\s/]+\}|<[^<>\s/]+>)([^\s`'\"()<>{}\[\]/]*)"
+)
 
 
 # Files whose text may mention a resource of the skill (binaries and data are not read).

@@ -169,6 +169,21 @@ def test_cm010_once_per_script_and_no_other_cm(make_workspace, check) -> None:
     assert [f for f in found if f.code in ("CM002", "CM003", "CM005")] == []
 
 
+def test_cm010_says_once_that_commands_are_not_checked(make_workspace, check) -> None:
+    plain = "skills/openclaw/card-maker/scripts/plain.py"
+    ws = make_workspace(
+        {
+            "skills/openclaw/card-maker/SKILL.md": HEAD + f"```bash\npython {plain} go\n```\n",
+            plain: "import sys\nprint(sys.argv[1:])\n",
+        }
+    )
+    (f,) = [f for f in check(ws, "skills/openclaw/card-maker/SKILL.md") if f.code == "CM010"]
+    assert f.message == (
+        f"`{plain}` cannot be analysed statically (does not use argparse); "
+        "its commands are not checked"
+    )
+
+
 def test_cm011_missing_shell_script(make_workspace, check) -> None:
     body = "```bash\nbash skills/openclaw/card-maker/scripts/setup.sh\n```\n"
     assert len(findings(make_workspace, check, body, "CM011")[1]) == 1

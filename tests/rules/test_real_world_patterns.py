@@ -3,7 +3,8 @@
 `tests/fixtures/lookalikes/` is a small workspace whose skills write what real skills write:
 placeholder words in output paths, bare neighbour names, section synonyms, `../` paths in code
 spans, former skills named on purpose, references linked from AGENTS.md, `--selftest` handled
-before argparse. Each pattern sits beside the defect it resembles, so the test pins both what
+before argparse, a file-name template (`references/genre-{体裁}.md`), a group of skills kept in
+their upstream form (`skills/upstream/`). Each pattern sits beside the defect it resembles, so the test pins both what
 easel-ls must flag and what it must leave alone. `tests/fixtures/lookalikes-vi/` does the same for
 a team that writes in Vietnamese, with the example config of docs/rules.md.
 """
@@ -70,6 +71,23 @@ def test_the_lookalike_workspace_reports_exactly_its_real_defects(lookalikes) ->
         # A reference nothing in its skill folder mentions.
         ("RS003", 1, f"{STORY}/references/unused.md"),
     }
+
+
+def test_a_template_names_a_family_of_references(lookalikes) -> None:
+    # book-writer: `references/genre-{体裁}.md` names every genre file (genre-mystery.md is not
+    # an orphan), and the stub before the brace is no missing file.
+    findings, root = lookalikes
+    book = "skills/openclaw/book-writer"
+    assert "RS002" not in _codes_in(findings, root, f"{book}/SKILL.md")
+    assert _codes_in(findings, root, f"{book}/references/genre-mystery.md") == []
+
+
+def test_skills_kept_in_their_upstream_form_are_not_judged_as_easel_skills(lookalikes) -> None:
+    # skills/upstream/post-scheduler ships as its own project wrote it: no `layer`, English, a
+    # link into docs it does not carry. No Easel group, so nothing is reported there.
+    findings, root = lookalikes
+    upstream = [f for f in findings if f.path.relative_to(root).parts[:2] == ("skills", "upstream")]
+    assert upstream == []
 
 
 def test_placeholder_words_in_output_paths_are_not_folder_names(lookalikes) -> None:
