@@ -35,7 +35,7 @@ SECTION_SYNONYMS: dict[str, list[str]] = {
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "max-file-size": 5 * 1024 * 1024,
-    "skill-roots": None,  # None: every skills/<group>/ folder that holds skills
+    "skill-roots": None,  # None: skills/openclaw/ and groups whose SKILL.md files set a layer
     "shared-scripts": "skills/shared/scripts",
     "outputs-dir": "outputs",
     "min-cjk-ratio": 0.3,

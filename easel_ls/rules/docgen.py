@@ -76,7 +76,7 @@ ignore = ["FM013"]
 per-file-ignores = { "skills/openclaw/legacy-*/SKILL.md" = ["BD001"] }
 severity = { FM014 = "info", RS003 = "error" }   # "error" | "warning" | "info"
 max-file-size = 5242880                # bytes; larger files are skipped (EZ004)
-skill-roots = ["skills/openclaw"]      # default: every skills/<group>/ holding skills
+skill-roots = ["skills/openclaw"]      # default: skills/openclaw/ + groups whose skills set `layer`
 shared-scripts = "skills/shared/scripts"
 outputs-dir = "outputs"
 extend-exclude = ["/archive/", "*.draft.md"]  # what a walk leaves out (see below)
