@@ -11,7 +11,7 @@ from urllib.parse import unquote
 from easel_ls.findings import Applicability, CreateFile, Fix, Position, Range
 from easel_ls.rules.context import Context, FileKind, checker
 from easel_ls.suggest import closest, did_you_mean
-from easel_ls.workspace import SKILL_FILE, path_escapes
+from easel_ls.workspace import SKILL_FILE, Skill, path_escapes
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _PLACEHOLDER = re.compile(r"<[^>]*>|\{[^}]*\}|\$\{?\w+|\.\.\.|…|主题名")
@@ -152,7 +152,13 @@ def mentioned_paths(ctx: Context) -> None:
             path_text = raw.rstrip("/")
             if path_text in ("references", "scripts", "skills"):
                 continue
-            base = ctx.root if raw.startswith("skills/") else ctx.skill.folder
+            owner = (
+                None if raw.startswith("skills/") else _skill_named_before(ctx, text, m.start(1))
+            )
+            if owner is not None:
+                base = owner.folder  # `clip-studio / references/timing.md`: that skill's file
+            else:
+                base = ctx.root if raw.startswith("skills/") else ctx.skill.folder
             target = base / path_text
             if ctx.workspace.escapes(target):
                 continue
@@ -164,7 +170,7 @@ def mentioned_paths(ctx: Context) -> None:
             ctx.report(
                 "RS002",
                 where,
-                f"`{raw}` does not exist",
+                f"`{raw}` does not exist" + (f" in `{owner.name}`" if owner is not None else ""),
                 fixes=_create_reference_fix(ctx, target),
                 help=did_you_mean(suggestions),
             )
@@ -181,6 +187,18 @@ def _sub_range(ctx: Context, rng: Range, text: str, start: int, end: int) -> Ran
     if idx >= 0:
         return ctx.doc.range_of(begin + idx, begin + idx + end - start)
     return rng
+
+
+# A skill's name right before a path, joined by a slash, `的` or a colon: the path is that skill's.
+_SKILL_BEFORE = re.compile(r"(?<![\w.\-])([A-Za-z0-9][\w.\-]*)[ \t]*(?:/|的|:|：)[ \t]*$")
+
+
+def _skill_named_before(ctx: Context, text: str, start: int) -> Skill | None:
+    m = _SKILL_BEFORE.search(text, max(0, start - 80), start)
+    if m is None:
+        return None
+    skill = ctx.workspace.skills.get(m.group(1))
+    return skill if skill is not None and skill != ctx.skill else None
 
 
 def _mentions(text: str, rel: str, name: str) -> bool:

@@ -101,6 +101,34 @@ def test_rs002_missing_mentioned_path_but_not_globs_placeholders_or_links(
     assert len(codes(findings, "RS001")) == 1  # the link is RS001 only, never both
 
 
+def test_rs002_reads_a_path_after_a_skill_name_in_that_skill(make_workspace, check) -> None:
+    # `xhs-publish / references/tags.md`, `xhs-publish 的 references/…`: the neighbour's file.
+    steps = (
+        "1. 标签规则见 xhs-publish / references/tags.md。\n"
+        "2. 封面尺寸见 xhs-publish 的 references/sizes.md。\n"
+        "3. 字体见 references/fonts.md。"
+    )
+    ws = make_workspace(
+        base_files(
+            steps,
+            **{
+                "skills/openclaw/xhs-publish/SKILL.md": skill("xhs-publish"),
+                "skills/openclaw/xhs-publish/references/tags.md": "# 标签\n",
+            },
+        )
+    )
+    flagged = sorted(
+        (f.message, f.fixes[0].title if f.fixes else "")
+        for f in codes(check(ws, "skills/openclaw/card-maker/SKILL.md"), "RS002")
+    )
+    # sizes.md is missing in xhs-publish (where it is looked for: no stub offered here);
+    # fonts.md in this skill (a stub offered).
+    assert [(message, bool(title)) for message, title in flagged] == [
+        ("`references/fonts.md` does not exist", True),
+        ("`references/sizes.md` does not exist in `xhs-publish`", False),
+    ]
+
+
 def test_rs003_orphan_reference_and_script_on_line_one(make_workspace, check) -> None:
     ws = make_workspace(
         base_files(
