@@ -190,7 +190,9 @@ def _sub_range(ctx: Context, rng: Range, text: str, start: int, end: int) -> Ran
 
 
 # A skill's name right before a path, joined by a slash, `的` or a colon: the path is that skill's.
-_SKILL_BEFORE = re.compile(r"(?<![\w.\-])([A-Za-z0-9][\w.\-]*)[ \t]*(?:/|的|:|：)[ \t]*$")
+_SKILL_BEFORE = re.compile(
+    r"(?<![A-Za-z0-9_.\-])([A-Za-z0-9][A-Za-z0-9_.\-]*)[ \t]*(?:/|的|:|：)[ \t]*$"
+)
 
 
 def _skill_named_before(ctx: Context, text: str, start: int) -> Skill | None:

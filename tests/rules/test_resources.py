@@ -105,7 +105,7 @@ def test_rs002_reads_a_path_after_a_skill_name_in_that_skill(make_workspace, che
     # `xhs-publish / references/tags.md`, `xhs-publish 的 references/…`: the neighbour's file.
     steps = (
         "1. 标签规则见 xhs-publish / references/tags.md。\n"
-        "2. 封面尺寸见 xhs-publish 的 references/sizes.md。\n"
+        "2. 封面尺寸见xhs-publish 的 references/sizes.md。\n"
         "3. 字体见 references/fonts.md。"
     )
     ws = make_workspace(
