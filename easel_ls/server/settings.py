@@ -191,4 +191,6 @@ def describe_settings(layers: SettingsLayers, workspace: Workspace, path: Path) 
         **effective.describe(),
         "editor": layers.for_root(workspace.root).describe(),
         "debounceMs": layers.debounce_ms(),
+        # Config files that could not be used (their folders get the defaults meanwhile).
+        "config_errors": {str(p): message for p, message in workspace.config.errors.items()},
     }

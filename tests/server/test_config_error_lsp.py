@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lsprotocol import types as lsp
@@ -47,6 +48,11 @@ async def test_a_broken_config_is_shown_once_and_fixing_it_reindexes(
     assert str(config) in shown
     assert "`extend-exclude`: `!` is not a .gitignore pattern" in shown
     assert "The default settings apply until it is fixed." in shown
+    described: Any = await client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams(command="easel.showSettings", arguments=[broken])
+    )
+    assert list(described["config_errors"]) == [str(config)]
+    assert described["options"]["extend-exclude"] == []  # the defaults, meanwhile
 
     config.write_text(USABLE, encoding="utf-8")
     client.workspace_did_change_watched_files(
