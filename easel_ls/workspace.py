@@ -430,28 +430,27 @@ class Workspace:
         return roots
 
     def _foreign_skill_groups(self) -> frozenset[str]:
-        """skills/<group>/ folders holding SKILL.md files that are not skill roots."""
+        """skills/<group>/ folders that are not skill roots (built with the skills index)."""
         if self._foreign_groups is None:
-            skills_dir = self.root / "skills"
-            roots = {str(root) for root in self.skill_roots()}
-            foreign = set()
-            if skills_dir.is_dir():
-                for group in skills_dir.iterdir():
-                    if group.is_dir() and str(group) not in roots:
-                        foreign.add(str(group))
-            self._foreign_groups = frozenset(foreign)
-        return self._foreign_groups
+            _ = self.skills
+        return self._foreign_groups or frozenset()
 
     @property
     def skills(self) -> dict[str, Skill]:
         if self._skills is None:
             found: dict[str, Skill] = {}
-            for group in self.skill_roots():
+            roots = self.skill_roots()
+            for group in roots:
                 for child in _subdirs(group):
                     if (child / SKILL_FILE).is_file():
                         found.setdefault(child.name, Skill(child.name, child))
             self._skills = found
             self._skill_folders = {str(skill.folder): skill for skill in found.values()}
+            skills_dir = self.root / "skills"
+            kept = {str(root) for root in roots}
+            self._foreign_groups = frozenset(
+                str(group) for group in _subdirs(skills_dir) if str(group) not in kept
+            )
         return self._skills
 
     def indexed_skill_holding(self, path: Path) -> Skill | None:

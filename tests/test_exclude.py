@@ -106,17 +106,22 @@ def test_a_nested_config_excludes_below_its_own_folder(tmp_path: Path) -> None:
     assert "archive/skills/openclaw/gone/SKILL.md" in walked  # the root config excludes nothing
 
 
-KEPT = ["skills/openclaw/kept/SKILL.md", "skills/openclaw/kept/references/old.bak.md"]
-
-
-def _check(root: Path, *args: str) -> list[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "easel_ls", "check", *args, "--output-format", "json"],
-        cwd=root,
+def _easel_check(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`easel-ls check ARGS` run in ``cwd``, as a user would."""
+    return subprocess.run(
+        [sys.executable, "-m", "easel_ls", "check", *args],
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=120,
     )
+
+
+KEPT = ["skills/openclaw/kept/SKILL.md", "skills/openclaw/kept/references/old.bak.md"]
+
+
+def _check(root: Path, *args: str) -> list[str]:
+    result = _easel_check(root, *args, "--output-format", "json")
     assert result.returncode in (0, 1), result.stderr
     return sorted(
         {
@@ -151,13 +156,7 @@ def test_exclude_flags_on_the_command_line(tmp_path: Path) -> None:
 
 def test_show_settings_lists_the_patterns(tmp_path: Path) -> None:
     root = _workspace(tmp_path, 'extend-exclude = ["archive"]\n')
-    result = subprocess.run(
-        [sys.executable, "-m", "easel_ls", "check", ".", "--show-settings"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = _easel_check(root, ".", "--show-settings")
     options = json.loads(result.stdout)["options"]
     assert options["extend-exclude"] == ["archive"]
     assert ".git" in options["exclude"]
@@ -166,13 +165,7 @@ def test_show_settings_lists_the_patterns(tmp_path: Path) -> None:
 @pytest.mark.parametrize("value", ["3", "[1, 2]", "true"])
 def test_a_pattern_list_of_the_wrong_type_is_a_config_error(tmp_path: Path, value: str) -> None:
     (tmp_path / "easel-ls.toml").write_text(f"extend-exclude = {value}\n", "utf-8")
-    result = subprocess.run(
-        [sys.executable, "-m", "easel_ls", "check", "."],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = _easel_check(tmp_path, ".")
     assert result.returncode == 2
     assert "`extend-exclude` must be a list of strings" in result.stderr
 
@@ -182,24 +175,12 @@ def test_a_pattern_that_is_no_gitignore_pattern_is_a_clear_error(
     tmp_path: Path, pattern: str
 ) -> None:
     (tmp_path / "easel-ls.toml").write_text(f"extend-exclude = [{json.dumps(pattern)}]\n", "utf-8")
-    configured = subprocess.run(
-        [sys.executable, "-m", "easel_ls", "check", "."],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    configured = _easel_check(tmp_path, ".")
     assert configured.returncode == 2
     assert f"`extend-exclude`: `{pattern}` is not a .gitignore pattern" in configured.stderr
     assert "Traceback" not in configured.stderr
     (tmp_path / "easel-ls.toml").write_text("", "utf-8")
-    flag = subprocess.run(
-        [sys.executable, "-m", "easel_ls", "check", ".", "--exclude", f"ok,{pattern}"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    flag = _easel_check(tmp_path, ".", "--exclude", f"ok,{pattern}")
     assert flag.returncode == 2
     assert f"`{pattern}` is not a .gitignore pattern" in flag.stderr
     assert "Traceback" not in flag.stderr
