@@ -271,6 +271,9 @@ def _prepare_for_workers(workspace: Workspace) -> None:
     from easel_ls.rules.manifest import manifest_schema
 
     manifest_schema()  # read and parsed once, for every worker
+    from easel_ls.rules.routing import prime_routing
+
+    prime_routing(workspace)  # every SKILL.md's metadata and the routing index, inherited
     trusted = bool(workspace.settings_for(workspace.root).option("trusted-workspace"))
     with contextlib.suppress(Exception):  # a worker meets (and reports) the same problem
         load_shared(None)  # the packaged copy (some rules read its constants)

@@ -147,12 +147,15 @@ class EntryBuilder:
         return known[1]
 
     def entry(self, path: Path, deps: set[Path], findings: list[Finding]) -> dict[str, Any]:
-        return {
+        entry = {
             "stamp": self._stamp(path),
             "settings": self.settings_key(path),
             "deps": {str(d): self._stamp(d) for d in sorted(deps) if d != path},
             "findings": [finding_to_json(f) for f in findings],
         }
+        if path in self.workspace.routing_dependents:
+            entry["routing"] = self.workspace.routing_digest()
+        return entry
 
     @staticmethod
     def encode_entry(entry: dict[str, Any]) -> str:
@@ -215,6 +218,9 @@ class CheckCache:
                 return None
             if entry["settings"] != self.builder.settings_key(path):
                 return None
+            routing = entry.get("routing")
+            if routing is not None and routing != self.workspace.routing_digest():
+                return None  # RT findings: some skill's metadata changed
             # Hundreds of entries depend on the same shared scripts: within a batch run (where
             # the disk is taken as unchanging) each dependency is stat'ed once.
             remembered = self.workspace.remembered

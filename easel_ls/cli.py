@@ -42,6 +42,7 @@ COMMANDS = {
     "report": "write the workspace as one self-contained HTML page (--html OUT)",
     "rename-option": "rename a script's option or subcommand and every documented use",
     "references": "list the documented uses of the option or subcommand at FILE:LINE",
+    "route": "rank the skills a request reaches on name + description (the agent's routing)",
 }
 
 # Options of the language server, accepted without `server` for editors configured before the
@@ -339,6 +340,10 @@ def _dispatch(argv: list[str]) -> int:
 
         main_of = rename_option_main if head == "rename-option" else references_main
         return main_of(argv[1:])
+    if head == "route":
+        from easel_ls.route_cli import route_main
+
+        return route_main(argv[1:])
     if head in ("-h", "--help"):
         sys.stdout.write(top_level_help())
         return EXIT_CLEAN

@@ -77,6 +77,17 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     # FM015: a skill named right after one of these is a former skill, named on purpose.
     "former-skill-words": ["原", "旧", "已合并", "合并自", "曾", "前身"],
     "description-length": [80, 300],
+    # RT: quote marks around the requests a description quotes, and the words before them
+    # that say users say them (说, 例如 …).
+    "trigger-quotes": ["“”", "「」", "『』", '""'],
+    "trigger-phrase-cues": [
+        "说", "问", "提到", "要求", "想", "要", "输入", "例如", "比如", "如", "诸如", "包括",
+        "触发", "关键词", "用户", "nói", "hỏi", "yêu cầu", "ví dụ", "như", "says", "say",
+        "asks", "ask", "e.g.", "such as", "like", "trigger",
+    ],
+    "routing-collision-threshold": 0.6,
+    "description-token-budget": 200,
+    "resident-token-budget": 8000,
     "max-body-lines": 200,
     "required-sections": ["输入", "输出", "执行步骤", "Profile 感知"],
     "section-synonyms": SECTION_SYNONYMS,
@@ -126,7 +137,7 @@ class UnknownCodeInConfig:
 
 @dataclass(frozen=True)
 class Settings:
-    select: tuple[str, ...] = ("FM", "BD", "RS", "CM", "MF", "OP", "PB", "CG", "TS", "EZ")
+    select: tuple[str, ...] = ("FM", "BD", "RS", "CM", "MF", "OP", "PB", "CG", "TS", "RT", "EZ")
     ignore: tuple[str, ...] = ()
     extend_select: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()

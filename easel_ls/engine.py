@@ -47,6 +47,7 @@ def load_rules() -> list[RegisteredChecker]:
             outputs,
             publish,
             resources,
+            routing,
             skill_tests,
         )
 

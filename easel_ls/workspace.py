@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from easel_ls.config import CONFIG_FILES, DEFAULT_OPTIONS, ConfigResolver, Exclusion, Settings
-from easel_ls.model.text import TextDocument
+from easel_ls.model.text import TextDocument, blake2b
 
 T = TypeVar("T")
 _UNKNOWN = object()  # not remembered yet (None is a possible answer)
@@ -155,6 +155,11 @@ class Workspace:
     dependents: dict[Path, set[Path]] = field(default_factory=dict)
     # Paths read, probed or listed while one document is checked (its dependencies).
     _recording: set[Path] | None = None
+    # RT rules (rules.routing): the last routing state built, the generation it is current
+    # with, and the files whose findings depend on every skill's metadata.
+    routing_memo: Any = None
+    routing_generation: int = -1
+    routing_dependents: set[Path] = field(default_factory=set)
     # Facts about the disk remembered during a batch run (see ``memoise_disk``); None in the
     # editor, where the disk changes under us.
     _disk_memo: _DiskMemo | None = None
@@ -406,6 +411,26 @@ class Workspace:
     def note_dependency(self, target: Path, dependent: Path) -> None:
         self._record(target)
         self.dependents.setdefault(target, set()).add(dependent)
+
+    def note_routing_dependent(self, path: Path) -> None:
+        """``path``'s findings depend on every skill's metadata (see ``routing_digest``)."""
+        self.routing_dependents.add(path)
+
+    def routing_digest(self) -> str:
+        """A digest of every skill's frontmatter text: what a routing finding depends on. One
+        cached entry carries it instead of a dependency per SKILL.md."""
+
+        def compute() -> str:
+            parts = []
+            for name in sorted(self.skills):
+                path = self.skills[name].skill_md
+                doc = self.read(path).doc
+                text = doc.text if doc is not None else ""
+                end = text.find("\n---", 3) if text.startswith("---") else -1
+                parts.append(f"{name}\0{text[: end if end >= 0 else 0]}")
+            return blake2b("\0\0".join(parts).encode(), digest_size=12).hexdigest()
+
+        return self.remembered("routing-digest", compute)
 
     # -- skills ---------------------------------------------------------------------------
     def skill_roots(self) -> list[Path]:

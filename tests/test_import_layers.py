@@ -47,6 +47,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "easel_ls.add_suppressions",
         "easel_ls.sync",
         "easel_ls.refactor_cli",
+        "easel_ls.route_cli",
         "easel_ls.server",
     ),
 )

@@ -26,6 +26,7 @@ FAMILY_TITLES: dict[str, str] = {
     "PB": "publish and output safety contracts (scripts)",
     "CG": "outbound content (content_guard)",
     "TS": "skill tests",
+    "RT": "routing: which skill a request reaches, and what the metadata costs",
     "EZ": "the tool itself",
 }
 

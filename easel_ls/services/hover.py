@@ -55,6 +55,9 @@ class HoverInfo:
 
 def hover(ws: Workspace, doc: TextDocument, pos: Position) -> HoverInfo | None:
     """The hover for the cursor, or None when there is nothing to say."""
+    routed = _routing(ws, doc, pos)
+    if routed is not None:
+        return HoverInfo(*routed)
     preview = _preview(ws, doc, pos)
     if preview is not None and preview[0] == "file":
         return HoverInfo(preview[1], preview[2])
@@ -82,6 +85,27 @@ def hover(ws: Workspace, doc: TextDocument, pos: Position) -> HoverInfo | None:
     if found is None or not text:
         return None
     return HoverInfo(text, found.token.range)
+
+
+def _routing(ws: Workspace, doc: TextDocument, pos: Position) -> tuple[str, Range] | None:
+    """`description:` and its quoted trigger phrases in a SKILL.md: cost and routing."""
+    if doc.path.name != "SKILL.md" or pos.line > 60:  # the frontmatter's lines only
+        return None
+    from easel_ls.services.routing import routing_hover
+
+    found = routing_hover(ws, doc, pos)
+    if found is None:
+        return None
+    text, rng = found
+    key_doc = describe_frontmatter_key("description")
+    if key_doc and _on_key(doc, pos):  # the key's own meaning stays first
+        text = f"{key_doc}\n\n---\n\n{text}"
+    return text, rng
+
+
+def _on_key(doc: TextDocument, pos: Position) -> bool:
+    line = doc.line_text(pos.line)
+    return line.startswith("description") and pos.character <= len("description")
 
 
 def _preview(ws: Workspace, doc: TextDocument, pos: Position) -> tuple[str, str, Range] | None:

@@ -44,5 +44,12 @@ def code_lenses(ws: Workspace, doc: TextDocument) -> list[Lens]:
     if kind in (FileKind.SCRIPT, FileKind.SKILL, FileKind.REFERENCE):
         from easel_ls.services.graph import code_lenses as graph_lenses
 
-        return graph_lenses(ws, doc)
+        found = graph_lenses(ws, doc)
+        if kind is FileKind.SKILL:
+            from easel_ls.services.routing import cost_lens
+
+            cost = cost_lens(ws, doc)
+            if cost is not None:  # above the frontmatter: what the skill costs, layer by layer
+                found = [Lens(cost[0], cost[1]), *found]
+        return found
     return []
