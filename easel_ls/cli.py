@@ -43,6 +43,7 @@ COMMANDS = {
     "rename-option": "rename a script's option or subcommand and every documented use",
     "references": "list the documented uses of the option or subcommand at FILE:LINE",
     "route": "rank the skills a request reaches on name + description (the agent's routing)",
+    "test": "run the skills' tests/ pairs against a model (routing and execution)",
 }
 
 # Options of the language server, accepted without `server` for editors configured before the
@@ -344,6 +345,10 @@ def _dispatch(argv: list[str]) -> int:
         from easel_ls.route_cli import route_main
 
         return route_main(argv[1:])
+    if head == "test":
+        from easel_ls.skill_test_cli import test_main
+
+        return test_main(argv[1:])
     if head in ("-h", "--help"):
         sys.stdout.write(top_level_help())
         return EXIT_CLEAN

@@ -48,6 +48,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "easel_ls.sync",
         "easel_ls.refactor_cli",
         "easel_ls.route_cli",
+        "easel_ls.skill_test_cli",
         "easel_ls.server",
     ),
 )

@@ -89,6 +89,8 @@ def analyse(text: str, *, mode: str = "uni+bi") -> list[Term]:
             if mode != "uni":
                 terms.extend(Term(run[i : i + 2], base + i, base + i + 2) for i in range(n - 1))
             continue
+        if previous_word is not None and text[previous_word.end : m.start()].strip():
+            previous_word = None  # words pair up only across white space
         word = m.group("word")
         parts = word.split("-")
         if len(parts) > 1:
@@ -112,19 +114,24 @@ def analyse(text: str, *, mode: str = "uni+bi") -> list[Term]:
 def term_texts(text: str, *, mode: str = "uni+bi") -> list[str]:
     """``[t.text for t in analyse(text)]``, without building offsets (index and query time)."""
     terms: list[str] = []
+    previous: str | None = None
+    last_end = 0
     for m in _token_pattern().finditer(text):
         run = m.group("cjk")
         if run is not None:
+            previous = None
             if mode != "bi" or len(run) == 1:
                 terms.extend(run)
             if mode != "uni":
                 terms.extend([run[i : i + 2] for i in range(len(run) - 1)])
             continue
+        if previous is not None and text[last_end : m.start()].strip():
+            previous = None  # words pair up only across white space
+        last_end = m.end()
         word = m.group("word")
         parts = word.split("-")
         if len(parts) > 1:
             terms.append(word)
-        previous = None
         for part in parts:
             if part and part not in STOP_WORDS and not part.isdigit():
                 terms.append(part)
@@ -148,7 +155,9 @@ class SkillCard:
 def boundary_spans(text: str, cues: Iterable[str], other_names: Iterable[str]) -> list[range]:
     """Offsets of the clauses of ``text`` that draw a boundary: a clause holding a boundary cue
     (不负责, 请用, 交给 …) or naming another skill is about what the skill does not serve."""
-    cue_list = [c for c in cues if c]
+    # One-character cues (转) are words inside others (转场, 转化): a clause naming another
+    # skill is caught by the name instead.
+    cue_list = [c for c in cues if len(c) > 1]
     names = other_names if isinstance(other_names, (set, frozenset)) else set(other_names)
     spans: list[range] = []
     start = 0

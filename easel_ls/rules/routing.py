@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from easel_ls.findings import Location, Range
 from easel_ls.model.routing import (
     Phrase,
+    boundary_spans,
+    normalise,
     RoutingIndex,
     SkillCard,
     trigger_phrases,
@@ -172,7 +174,14 @@ def _phrases_reach(ctx: Context, state: RoutingState, meta: SkillMeta) -> None:
     quotes = tuple(ctx.option("trigger-quotes"))
     cues = tuple(ctx.option("trigger-phrase-cues"))
     own = ctx.skill.name if ctx.skill else ""
-    for phrase in trigger_phrases(meta.card.description, quotes, cues):
+    description = meta.card.description
+    # A request quoted in a boundary clause (不负责“写文案”，交给 …) is one the skill hands on.
+    handed_on = boundary_spans(
+        normalise(description), tuple(ctx.option("boundary-words")), set(ctx.workspace.skills)
+    )
+    for phrase in trigger_phrases(description, quotes, cues):
+        if any(phrase.start in span for span in handed_on):
+            continue
         loss = _describe_loss(state.index, phrase.text, own)
         if loss is None:
             continue

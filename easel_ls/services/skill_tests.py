@@ -207,7 +207,7 @@ def collect(ws: Workspace, paths: Sequence[Path]) -> Collection:
             for key, skill in ws.skills.items()
             if skill.folder == resolved or is_within(str(skill.folder), str(resolved))
         ]
-        if holding:
+        if holding or resolved == ws.root:  # a workspace without skills has no tests either
             selected.update(dict.fromkeys(holding))
             continue
         skill = ws.indexed_skill_holding(resolved)
@@ -463,12 +463,15 @@ def parse_chat_response(raw: bytes, endpoint: str) -> Answer:
     message = first.get("message")
     content = message.get("content") if isinstance(message, dict) else first.get("text")
     if isinstance(content, list):  # content parts: [{"type": "text", "text": …}, …]
-        content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+        texts = [part.get("text") for part in content if isinstance(part, dict)]
+        content = "".join(text for text in texts if isinstance(text, str))
     if content is None:
         content = ""
     if not isinstance(content, str):
         raise CallError(f"the answer from {endpoint} has no text in `choices[0].message`")
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    usage = data.get("usage")
+    if not isinstance(usage, dict):
+        usage = {}
     return Answer(
         content, _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
     )
@@ -724,7 +727,7 @@ class StageResult:
 
 
 @dataclass
-class TestResult:
+class SkillTestResult:
     test: SkillTest
     stages: dict[str, StageResult]
 
@@ -758,7 +761,7 @@ class Totals:
         return self.calls > 0 and self.errored_calls == self.calls
 
 
-def totals_of(results: Iterable[TestResult]) -> Totals:
+def totals_of(results: Iterable[SkillTestResult]) -> Totals:
     totals = Totals()
     for result in results:
         totals.tests += 1
@@ -857,7 +860,7 @@ class Runner:
         result.seconds = time.monotonic() - start
         return result
 
-    def run(self, progress: Callable[[int, int], None] | None = None) -> list[TestResult]:
+    def run(self, progress: Callable[[int, int], None] | None = None) -> list[SkillTestResult]:
         """Every test through every stage, ``jobs`` calls at a time; results in test order."""
         tests = self.collection.tests
         work = [(index, stage) for index, _test in enumerate(tests) for stage in self.stages]
@@ -877,7 +880,7 @@ class Runner:
             # Ctrl-C: calls not started are dropped instead of run to the end.
             pool.shutdown(wait=False, cancel_futures=True)
         return [
-            TestResult(test, {stage: done[(i, stage)] for stage in self.stages})
+            SkillTestResult(test, {stage: done[(i, stage)] for stage in self.stages})
             for i, test in enumerate(tests)
         ]
 

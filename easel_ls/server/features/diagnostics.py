@@ -258,9 +258,15 @@ def schedule_dependents(ls: EaselServer, uri: str, path: Path) -> None:
 
 def dependents_of(ls: EaselServer, paths: Iterable[Path]) -> set[Path]:
     found: set[Path] = set()
+    opened: dict[Path, str] | None = None
     for path in paths:
         ws = ls.workspace_for(path)
         found |= ws.dependents.get(path, set())
+        if path.name == "SKILL.md" and ws.routing_dependents:
+            # Any description moves every route (RT): the open documents that show routing
+            # findings follow at once; the others are re-checked when next indexed or opened.
+            opened = open_uris(ls) if opened is None else opened
+            found |= {p for p in ws.routing_dependents if p in opened}
     return found
 
 
