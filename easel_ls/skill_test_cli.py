@@ -77,6 +77,8 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         "routing (does the model pick this skill from every skill's name and description?) and "
         "execution (with SKILL.md as the system prompt, does the answer hold every expected "
         "keyword and pattern?). Nothing is sent unless a model is named.",
+        epilog="ollama: --model-url http://127.0.0.1:11434/v1 --model qwen2.5:7b; llama.cpp: "
+        "--model-url http://127.0.0.1:8080/v1 --model local. See docs/skill-tests.md.",
     )
     parser.add_argument(
         "paths",
@@ -100,7 +102,12 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         help="a command (split as a shell would, run without one) given the prompt on stdin",
     )
     run = parser.add_argument_group("running")
-    run.add_argument("--stage", choices=("routing", "execution", "both"), default="both")
+    run.add_argument(
+        "--stage",
+        choices=("routing", "execution", "both"),
+        default="both",
+        help="which stages to run (default both)",
+    )
     run.add_argument(
         "--jobs", type=_positive_int, default=4, metavar="N", help="parallel calls (default 4)"
     )
@@ -118,7 +125,9 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         "--no-cache", action="store_true", help="ask the model again instead of reusing answers"
     )
     run.add_argument("--no-progress", action="store_true", help="never print a progress bar")
-    run.add_argument("--config", type=Path, help="use this config file instead of discovery")
+    run.add_argument(
+        "--config", type=Path, metavar="FILE", help="use this config file instead of discovery"
+    )
     output = parser.add_argument_group("output")
     output.add_argument("--output-format", choices=("text", "json", "junit"), default="text")
     output.add_argument("--output-file", type=Path, metavar="F", help="write the report here")
@@ -181,6 +190,11 @@ def make_transport(args: argparse.Namespace) -> Transport:
                 f"the environment variable {args.api_key_env} (--api-key-env) is empty"
             )
         key = key.strip()
+        if not key.isprintable():  # a line break would end the header (http.client refuses)
+            raise UsageError(
+                f"the environment variable {args.api_key_env} (--api-key-env) holds control "
+                "characters; a key is one line of printable text"
+            )
     return ChatCompletions(args.model_url, args.model, api_key=key, timeout=args.timeout)
 
 

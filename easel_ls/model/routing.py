@@ -236,6 +236,12 @@ class RoutingIndex:
     by_name: dict[str, int] = field(default_factory=dict)
     term_max: dict[str, float] = field(default_factory=dict)  # a term's highest weight
     common: frozenset[str] = frozenset()  # terms in over half of the descriptions
+    # request -> (every skill's score, the best two as (score, name)): many skills quote the
+    # same request (one phrase per platform variant), and the RT checks ask it once per skill.
+    _contests: dict[str, tuple[dict[int, float], list[tuple[float, str]]]] = field(
+        default_factory=dict, repr=False
+    )
+    _seen: set[str] = field(default_factory=set, repr=False)
 
     @classmethod
     def build(
@@ -309,12 +315,42 @@ class RoutingIndex:
         """The skill other than ``own`` that scores highest for ``request`` when it scores at
         least ``share`` of ``own``'s score: (its name, its score, ``own``'s score); else None.
 
-        MaxScore pruning: a skill found only under terms whose highest weights add up to less
-        than the bar cannot reach it, so only the skills under the other terms are scored.
-        """
+        A request asked the first time is answered with MaxScore pruning (only the skills that
+        can still reach the bar are scored); one asked again (skills that quote the same
+        phrase) is scored in full once, and its best two answer every later asker."""
         i_own = self.by_name.get(own)
+        if i_own is None:
+            return None
+        contest = self._contests.get(request)
+        if contest is None:
+            if request not in self._seen:
+                self._seen.add(request)
+                return self._pruned_rival(request, i_own, share)
+            scores = self.scores(request)
+            best_two = sorted(
+                ((score, self.docs[i].card.name) for i, score in scores.items()),
+                key=lambda pair: (-pair[0], pair[1]),
+            )[:2]
+            if len(self._contests) > 4096:
+                self._contests.clear()
+            contest = self._contests[request] = (scores, best_two)
+        scores, best_two = contest
+        own_score = scores.get(i_own, 0.0)
+        for score, name in best_two:
+            if name == own:
+                continue
+            if score > 0 and score >= share * own_score:
+                return name, round(score, 4), round(own_score, 4)
+            return None
+        return None
+
+    def _pruned_rival(
+        self, request: str, i_own: int, share: float
+    ) -> tuple[str, float, float] | None:
+        """MaxScore: a skill found only under terms whose highest weights add up to less than
+        the bar cannot reach it, so only the skills under the other terms are scored."""
         terms = [t for t in self.query_terms(request) if t in self.postings]
-        if i_own is None or not terms:
+        if not terms:
             return None
         postings = self.postings
         own_score = sum(postings[t].get(i_own, 0.0) for t in terms)
@@ -327,20 +363,25 @@ class RoutingIndex:
                 split = k
                 break
             total += self.term_max[t]
-        candidates: set[int] = set()
+        # Term at a time over the essential terms, then the rest only for the skills that
+        # could still reach the bar with every remaining term at its highest weight.
+        partial: dict[int, float] = {}
         for t in terms[split:]:
-            candidates.update(postings[t])
-        candidates.discard(i_own)
+            for d, w in postings[t].items():
+                partial[d] = partial.get(d, 0.0) + w
+        partial.pop(i_own, None)
+        rest = terms[:split]
         best: tuple[float, str] | None = None
-        for d in candidates:
-            score = 0.0
-            for t in terms:
+        for d, score in partial.items():
+            if score + total < bar:
+                continue
+            for t in rest:
                 w = postings[t].get(d)
                 if w is not None:
                     score += w
-            name = self.docs[d].card.name
             if score < bar or score <= 0:
                 continue
+            name = self.docs[d].card.name
             if best is None or score > best[0] or (score == best[0] and name < best[1]):
                 best = (score, name)  # ties: the first name, as ``rank`` orders them
         if best is None:

@@ -1,8 +1,10 @@
 """`easel-ls report --html`: the workspace on one self-contained page, for people who never
 open the editor.
 
-Findings by family and by skill as bar charts, skills per layer, projects with their status,
-cover and pipeline (steps across the layer lanes), and the most frequent rules with their docs.
+Findings by family and by skill as bar charts, skills per layer, which skills compete for the
+same requests (a similarity matrix and the colliding pairs), what each skill costs in tokens at
+each loading layer, projects with their status, cover and pipeline (steps across the layer
+lanes), and the most frequent rules with their docs.
 One file and no network: inline CSS (allowed by its hash in a strict Content-Security-Policy),
 inline SVG charts, covers embedded as ``data:`` images, no scripts, fonts or remote URLs.
 Everything taken from the workspace (skill text, manifests, paths) is HTML-escaped.
@@ -26,6 +28,7 @@ from typing import Protocol
 
 from easel_ls import __version__
 from easel_ls.findings import Finding, Severity
+from easel_ls.model.tokens import format_tokens
 from easel_ls.rules import RULES
 from easel_ls.rules.docgen import FAMILY_TITLES
 from easel_ls.spec import LAYERS
@@ -33,6 +36,7 @@ from easel_ls.spec import LAYERS
 PIPELINE_LANES = ("discover", "plan", "produce", "publish", "attribute")
 TOP_RULES = 10
 MAX_BARS = 15
+MAX_COST_ROWS = 40  # 40 bars of 22 px: a screen and a half, whatever the workspace's size
 MAX_EMBEDDED_IMAGE = 512 * 1024
 _IMAGE_TYPES = {
     ".png": "image/png",
@@ -123,6 +127,72 @@ class SkillRow(Protocol):
     def tests(self) -> Sequence[Path]: ...
 
 
+class PairRow(Protocol):
+    @property
+    def first(self) -> str: ...
+    @property
+    def second(self) -> str: ...
+    @property
+    def first_to_second(self) -> float: ...
+    @property
+    def second_to_first(self) -> float: ...
+    @property
+    def shared(self) -> Sequence[str]: ...
+    @property
+    def first_names_second(self) -> bool: ...
+    @property
+    def second_names_first(self) -> bool: ...
+
+
+class CollisionView(Protocol):
+    """Which skills compete (``services.workspace_report.RoutingCollisions`` fits)."""
+
+    @property
+    def skills(self) -> int: ...
+    @property
+    def names(self) -> Sequence[str]: ...
+    @property
+    def similarity(self) -> Sequence[Sequence[float]]: ...
+    @property
+    def shared(self) -> Sequence[Sequence[Sequence[str]]]: ...
+    @property
+    def left_out(self) -> int: ...
+    @property
+    def pairs(self) -> Sequence[PairRow]: ...
+    @property
+    def pairs_left_out(self) -> int: ...
+    @property
+    def threshold(self) -> float: ...
+    @property
+    def floor(self) -> float: ...
+    @property
+    def closest(self) -> tuple[str, str, float] | None: ...
+
+
+class CostRow(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def resident(self) -> int: ...
+    @property
+    def body(self) -> int: ...
+    @property
+    def references_total(self) -> int: ...
+    @property
+    def scripts_total(self) -> int: ...
+
+
+class CostView(Protocol):
+    """Tokens per skill and layer (``services.workspace_report.TokenCosts`` fits)."""
+
+    @property
+    def costs(self) -> Sequence[CostRow]: ...
+    @property
+    def resident_total(self) -> int: ...
+    @property
+    def unavailable(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class Bar:
     label: str
@@ -143,6 +213,8 @@ def render_html(
     projects: Sequence[ProjectRow],
     *,
     generated: str = "",
+    collisions: CollisionView | None = None,
+    costs: CostView | None = None,
 ) -> str:
     style = STYLE
     digest = base64.b64encode(hashlib.sha256(style.encode()).digest()).decode()
@@ -166,6 +238,10 @@ def render_html(
         ),
         "</div>",
         _section("skills-by-layer", "Skills by layer", _layers(skills)),
+        *([_section("routing-collisions", "Routing collisions", _collisions(collisions))]
+          if collisions is not None else []),
+        *([_section("token-cost", _cost_heading(costs), _costs(costs))]
+          if costs is not None else []),
         _section("projects", "Projects", _projects(projects)),
         _section("top-rules", "Top rules", _top_rules(findings)),
         f"<footer>easel-ls {e(__version__)} · <code>easel-ls report --html</code></footer>",

@@ -397,10 +397,11 @@ class Transport(Protocol):
 
 def chat_endpoint(url: str) -> str:
     """``{url}/chat/completions``, unless ``url`` already is the endpoint."""
-    stripped = url.rstrip("/")
-    if stripped.endswith("/chat/completions"):
-        return stripped
-    return f"{stripped}/chat/completions"
+    parts = urllib.parse.urlsplit(url)
+    path = parts.path.rstrip("/")
+    if not path.endswith("/chat/completions"):
+        path += "/chat/completions"
+    return urllib.parse.urlunsplit(parts._replace(path=path))  # a query (?api-version=) stays
 
 
 def _is_loopback(host: str | None) -> bool:
@@ -559,6 +560,8 @@ class Command:
     def __init__(self, argv: Sequence[str], *, timeout: float = 60.0) -> None:
         self.argv = list(argv)
         self.timeout = timeout
+        self._running: set[subprocess.Popen[bytes]] = set()
+        self._lock = threading.Lock()
 
     @property
     def identity(self) -> str:
@@ -585,16 +588,21 @@ class Command:
             raise CallError(f"command not found: {self.argv[0]}") from None
         except OSError as exc:
             raise CallError(f"cannot run {self.argv[0]}: {exc.strerror or exc}") from None
+        with self._lock:
+            self._running.add(process)
         try:
             out, err = process.communicate(stdin, timeout=self.timeout)
         except subprocess.TimeoutExpired:
-            self._kill(process, posix)
+            self._kill(process)
             raise CallError(
                 f"`{self.display}` gave no answer within {self.timeout:g} s", retryable=True
             ) from None
         except BaseException:
-            self._kill(process, posix)
+            self._kill(process)
             raise
+        finally:
+            with self._lock:
+                self._running.discard(process)
         if process.returncode != 0:
             code = process.returncode
             how = f"was killed by signal {-code}" if code < 0 else f"exited with {code}"
@@ -603,15 +611,27 @@ class Command:
             raise CallError(f"`{self.display}` {how}" + (f":\n{detail}" if detail else ""))
         return Answer(out.decode("utf-8", "replace").strip())
 
+    def cancel(self) -> None:
+        """End the commands still running (Ctrl-C): in their own session, the terminal's
+        interrupt never reaches them."""
+        with self._lock:
+            running = [p for p in self._running if p.returncode is None]
+        for process in running:
+            self._signal(process)  # the worker thread waiting on it reaps it
+
+    @classmethod
+    def _kill(cls, process: subprocess.Popen[bytes]) -> None:
+        cls._signal(process)
+        with contextlib.suppress(subprocess.TimeoutExpired, OSError, ValueError):
+            process.communicate(timeout=5)
+
     @staticmethod
-    def _kill(process: subprocess.Popen[bytes], posix: bool) -> None:
+    def _signal(process: subprocess.Popen[bytes]) -> None:
         with contextlib.suppress(OSError):
-            if posix:
+            if os.name == "posix":
                 os.killpg(process.pid, signal.SIGKILL)
             else:
                 process.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired, OSError, ValueError):
-            process.communicate(timeout=5)
 
 
 def call_with_retries(
@@ -876,9 +896,14 @@ class Runner:
                 done[futures[future]] = future.result()
                 if progress is not None:
                     progress(count, len(work))
-        finally:
-            # Ctrl-C: calls not started are dropped instead of run to the end.
+        except BaseException:
+            # Ctrl-C: calls not started are dropped, running commands ended.
             pool.shutdown(wait=False, cancel_futures=True)
+            cancel = getattr(self.transport, "cancel", None)
+            if callable(cancel):
+                cancel()
+            raise
+        pool.shutdown()
         return [
             SkillTestResult(test, {stage: done[(i, stage)] for stage in self.stages})
             for i, test in enumerate(tests)

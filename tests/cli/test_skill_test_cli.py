@@ -4,7 +4,10 @@ started here on 127.0.0.1 (scripted answers), and against a `--model-cmd` script
 from __future__ import annotations
 
 import json
+import os
+import pty
 import socket
+import subprocess
 import sys
 import textwrap
 import threading
@@ -398,6 +401,9 @@ def test_an_unset_key_variable_is_an_error(ws: Path, server: ModelServer) -> Non
     result = easel_test(ws, *via(server, "--api-key-env", "EASEL_NO_SUCH_KEY"), env=env)
     assert result.returncode == 2
     assert "EASEL_NO_SUCH_KEY (--api-key-env) is not set" in result.stderr
+    env = environment(EASEL_TEST_KEY="two\nlines")
+    broken = easel_test(ws, *via(server, "--api-key-env", "EASEL_TEST_KEY"), env=env)
+    assert broken.returncode == 2 and "holds control characters" in broken.stderr
     assert server.requests == []
 
 
@@ -419,3 +425,44 @@ def test_an_unreachable_server_and_one_that_is_no_api(ws: Path, server: ModelSer
 def test_the_command_is_listed() -> None:
     result = run("--help", cwd=Path.cwd())
     assert "  test " in result.stdout and "routing and execution" in result.stdout
+
+
+def _stderr_on_a_terminal(ws: Path, *args: str) -> tuple[int, str]:
+    controller, terminal = pty.openpty()
+    try:
+        process = subprocess.run(
+            [sys.executable, "-m", "easel_ls", "test", *args],
+            cwd=ws,
+            stdout=subprocess.PIPE,
+            stderr=terminal,
+            timeout=60,
+            env=environment(),
+        )
+        os.close(terminal)
+        terminal = -1
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:  # the terminal side is closed: everything was read
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return process.returncode, b"".join(chunks).decode()
+    finally:
+        os.close(controller)
+        if terminal != -1:
+            os.close(terminal)
+
+
+def test_a_progress_bar_on_a_terminal_only(ws: Path, server: ModelServer) -> None:
+    code, stderr = _stderr_on_a_terminal(ws, *via(server))
+    assert code == 0
+    assert "testing [------------------------] 0/4 calls" in stderr
+    assert "testing [########################] 4/4 calls" in stderr
+    assert stderr.endswith("\r\x1b[K")  # and cleared before the report
+    code, stderr = _stderr_on_a_terminal(ws, *via(server, "--no-progress"))
+    assert code == 0 and stderr == ""
+    piped = easel_test(ws, *via(server))
+    assert piped.returncode == 0 and piped.stderr == ""

@@ -244,6 +244,9 @@ def test_chat_endpoint_is_added_once() -> None:
     assert chat_endpoint("http://h:1/v1") == "http://h:1/v1/chat/completions"
     assert chat_endpoint("http://h:1/v1/") == "http://h:1/v1/chat/completions"
     assert chat_endpoint("http://h:1/v1/chat/completions") == "http://h:1/v1/chat/completions"
+    assert (
+        chat_endpoint("https://h/v1?api-version=2") == "https://h/v1/chat/completions?api-version=2"
+    )
 
 
 def test_a_chat_answer_gives_its_content_and_usage() -> None:
@@ -447,3 +450,28 @@ def test_routing_to_another_skill_fails_and_a_stage_can_run_alone(tmp_path: Path
     ]
     totals = totals_of(results)
     assert (totals.usage_calls, totals.tokens_sent, totals.tokens_received) == (2, 18, 2)
+
+
+def test_cancel_ends_a_running_command(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    argv = _script(tmp_path, "import time\ntime.sleep(30)\n")
+    command = Command(argv, timeout=30)
+    errors: list[CallError] = []
+
+    def call() -> None:
+        try:
+            command.complete([Message("user", "x")])
+        except CallError as exc:
+            errors.append(exc)
+
+    worker = threading.Thread(target=call)
+    worker.start()
+    deadline = time.monotonic() + 10
+    while not command._running and time.monotonic() < deadline:
+        time.sleep(0.01)
+    command.cancel()
+    worker.join(10)
+    assert not worker.is_alive()
+    assert len(errors) == 1 and "was killed by signal 9" in str(errors[0])
