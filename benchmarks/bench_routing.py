@@ -84,9 +84,7 @@ def peer_python() -> Path | None:
     if not python.exists():
         done = subprocess.run([sys.executable, "-m", "venv", str(PEER_VENV)], check=False)
         if done.returncode == 0:
-            subprocess.run(
-                [str(python), "-m", "pip", "install", "-q", "rank-bm25"], check=False
-            )
+            subprocess.run([str(python), "-m", "pip", "install", "-q", "rank-bm25"], check=False)
     probe = subprocess.run([str(python), "-c", "import rank_bm25"], check=False)
     return python if probe.returncode == 0 else None
 
@@ -190,7 +188,9 @@ def main() -> int:
     args = parser.parse_args()
     os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "")
     peer = None if args.no_peer else peer_python()
-    print("| skills | requests | build | rank p50 | rank p95 | RT001 test p95 | rank_bm25 build | rank_bm25 p95 |")
+    print(
+        "| skills | requests | build | rank p50 | rank p95 | RT001 test p95 | rank_bm25 build | rank_bm25 p95 |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for size in [int(s) for s in args.sizes.split(",") if s]:
         row = bench_model(size, args.repeat, peer)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -28,10 +28,7 @@ K1 = 1.2
 B = 0.75
 
 # CJK ideographs, kana, hangul: text written without spaces between words.
-_CJK = (
-    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-    "\U00020000-\U0002ffff"
-)
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002ffff"
 
 
 @cache
@@ -42,8 +39,39 @@ def _token_pattern() -> re.Pattern[str]:
 
 # Words too common in any request or description to say anything about the skill.
 STOP_WORDS = frozenset(
-    "a an and are as at be by for from in into is it of on or the this that to with when "
-    "use used using user users skill you your".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "is",
+        "it",
+        "of",
+        "on",
+        "or",
+        "the",
+        "this",
+        "that",
+        "to",
+        "with",
+        "when",
+        "use",
+        "used",
+        "using",
+        "user",
+        "users",
+        "skill",
+        "you",
+        "your",
+    ]
 )
 # Clause breaks: a boundary clause ends at one of these.
 _CLAUSE = re.compile(r"[，。；;！？!?\n]|[,.](?=\s|$)")
@@ -230,6 +258,8 @@ class RoutingIndex:
     """BM25 over the skills' resident metadata; build once, rank many requests."""
 
     mode: str = "uni+bi"
+    # Another analyzer (text -> terms), for measuring alternatives such as a word segmenter.
+    analyzer: Callable[[str], list[str]] | None = None
     docs: list[_Doc] = field(default_factory=list)
     # term -> {doc index: the term's BM25 weight in that doc}; a query adds weights up.
     postings: dict[str, dict[int, float]] = field(default_factory=dict)
@@ -250,8 +280,9 @@ class RoutingIndex:
         *,
         boundary_cues: Iterable[str] = (),
         mode: str = "uni+bi",
+        analyzer: Callable[[str], list[str]] | None = None,
     ) -> RoutingIndex:
-        index = cls(mode=mode)
+        index = cls(mode=mode, analyzer=analyzer)
         cues = tuple(boundary_cues)
         all_names = {normalise(c.name) for c in cards}
         tfs: list[dict[str, int]] = []
@@ -264,7 +295,7 @@ class RoutingIndex:
                     description[: span.start] + "\n" * len(span) + description[span.stop :]
                 )
             text = f"{name_text}\n{description}"
-            terms = term_texts(text, mode=mode)
+            terms = analyzer(text) if analyzer else term_texts(text, mode=mode)
             # The name, spoken: `card-maker` is asked for as "card maker" too.
             terms.append(name_text)
             tf: dict[str, int] = {}
@@ -298,7 +329,8 @@ class RoutingIndex:
         return len(self.docs)
 
     def query_terms(self, request: str) -> set[str]:
-        return set(term_texts(normalise(request), mode=self.mode))
+        text = normalise(request)
+        return set(self.analyzer(text) if self.analyzer else term_texts(text, mode=self.mode))
 
     def scores(self, request: str) -> dict[int, float]:
         scores: dict[int, float] = {}
@@ -376,9 +408,9 @@ class RoutingIndex:
             if score + total < bar:
                 continue
             for t in rest:
-                w = postings[t].get(d)
-                if w is not None:
-                    score += w
+                extra = postings[t].get(d)
+                if extra is not None:
+                    score += extra
             if score < bar or score <= 0:
                 continue
             name = self.docs[d].card.name

@@ -238,10 +238,16 @@ def render_html(
         ),
         "</div>",
         _section("skills-by-layer", "Skills by layer", _layers(skills)),
-        *([_section("routing-collisions", "Routing collisions", _collisions(collisions))]
-          if collisions is not None else []),
-        *([_section("token-cost", _cost_heading(costs), _costs(costs))]
-          if costs is not None else []),
+        *(
+            [_section("routing-collisions", "Routing collisions", _collisions(collisions))]
+            if collisions is not None
+            else []
+        ),
+        *(
+            [_section("token-cost", _cost_heading(costs), _costs(costs))]
+            if costs is not None
+            else []
+        ),
         _section("projects", "Projects", _projects(projects)),
         _section("top-rules", "Top rules", _top_rules(findings)),
         f"<footer>easel-ls {e(__version__)} · <code>easel-ls report --html</code></footer>",
@@ -446,6 +452,217 @@ def _skill_chip(skill: SkillRow) -> str:
         f'<a class="chip" href="{e(skill.skill_md.as_uri())}" title="{e(tip)}">'
         f"{e(skill.name)}{badges}</a>"
     )
+
+
+# -- routing collisions ------------------------------------------------------------------
+def _pct(share: float) -> str:
+    return f"{round(share * 100)} %"
+
+
+def _shade(share: float) -> str:
+    """A tenth-step shade class (``sim0``…``sim10``): a per-cell colour would need a style attribute,
+    which the policy forbids."""
+    if share < 0.05:
+        return "sim0"
+    return f"sim{min(10, max(1, round(share * 10)))}"
+
+
+def _collisions(view: CollisionView) -> str:
+    if view.skills < 2:
+        return (
+            f'<p class="empty">Routing needs two skills with a description to compare; this '
+            f"workspace has {view.skills}.</p>"
+        )
+    if not view.names and not view.pairs:
+        return _matrix(view)  # nothing reaches the floor: no pair can reach the threshold either
+    return _matrix(view) + _pairs(view)
+
+
+def _matrix(view: CollisionView) -> str:
+    floor = _pct(view.floor)
+    if not view.names:
+        closest = ""
+        if view.closest is not None:
+            a, b, share = view.closest
+            closest = f" The closest: <code>{e(a)}</code> → <code>{e(b)}</code>, {_pct(share)}."
+        return (
+            f'<p class="empty">No two skills compete: no description gives another skill '
+            f"{floor} of its own score.{closest}</p>"
+        )
+    names = list(view.names)
+    head = "".join(
+        f'<th class="col" scope="col"><span>{e(_short(n, 24))}</span></th>' for n in names
+    )
+    rows = []
+    for i, row in enumerate(names):
+        cells = []
+        for j, col in enumerate(names):
+            if i == j:
+                cells.append(f'<td class="self" title="{e(row)}"></td>')
+                continue
+            share = view.similarity[i][j]
+            back = view.similarity[j][i]
+            words = "、".join(view.shared[i][j])
+            tip = (
+                f"{row} → {col}: {_pct(share)} (a request made of {row}'s description gives "
+                f"{col} {_pct(share)} of {row}'s own score)"
+            )
+            if words:
+                tip += f"\nshared: {words}"
+            cls = _shade(share)
+            if share >= view.threshold and back >= view.threshold:
+                cls += " clash"  # both ways over the threshold: the pair RT002 is about
+            text = str(round(share * 100)) if share >= view.floor else ""
+            cells.append(f'<td class="{cls}" title="{e(tip)}">{text}</td>')
+        rows.append(
+            f'<tr><th class="row" scope="row" title="{e(row)}">{e(_short(row, 28))}</th>'
+            + "".join(cells)
+            + "</tr>"
+        )
+    more = (
+        f'<p class="note">… and {view.left_out} more competing skills, left out of the matrix</p>'
+        if view.left_out > 0
+        else ""
+    )
+    scale = "".join(
+        f'<span class="swatch sim{k}" title="{k * 10} %"></span>' for k in range(0, 11, 2)
+    )
+    legend = (
+        f'<p class="legend"><span class="scale">0 % {scale} 100 %</span>'
+        f'<span class="key"><span class="swatch clash"></span> both ways ≥ '
+        f"{_pct(view.threshold)}</span></p>"
+    )
+    competing = len(names) + view.left_out
+    shown = (
+        f"the {len(names)} most competing shown" if view.left_out else "the most competing first"
+    )
+    return (
+        f'<p class="note">{competing} of {view.skills} skills share a request with another '
+        f"at {floor} or more; {shown}. Row: the skill whose description is the request; "
+        f"column: the skill that scores for it, as a share of the row's own score (the number "
+        f"from {floor} on).</p>"
+        '<div class="matrix-wrap"><table class="matrix" aria-label="routing similarity">'
+        f'<thead><tr><th class="corner"></th>{head}</tr></thead><tbody>{"".join(rows)}'
+        f"</tbody></table></div>{legend}{more}"
+    )
+
+
+def _pairs(view: CollisionView) -> str:
+    threshold = _pct(view.threshold)
+    if not view.pairs:
+        return (
+            f'<p class="note">No pair reaches {threshold} in both directions '
+            "(<code>routing-collision-threshold</code>).</p>"
+        )
+    items = []
+    for pair in view.pairs:
+        a, b = e(pair.first), e(pair.second)
+        if pair.first_names_second and pair.second_names_first:
+            verdict, cls = "each names the other", "ok"
+        elif pair.first_names_second:
+            verdict, cls = f"{a} names {b}", "ok"
+        elif pair.second_names_first:
+            verdict, cls = f"{b} names {a}", "ok"
+        else:
+            verdict, cls = "neither names the other (RT002)", "warning"
+        words = "、".join(pair.shared) or "—"
+        items.append(
+            f'<li><span class="pair"><code>{a}</code> ↔ <code>{b}</code></span>'
+            f'<span class="shares" title="{a} → {b} / {b} → {a}">'
+            f"{_pct(pair.first_to_second)} / {_pct(pair.second_to_first)}</span>"
+            f'<span class="badge {cls}">{verdict}</span>'
+            f'<span class="shared">shared: {e(words)}</span></li>'
+        )
+    more = f'<li class="note">… and {view.pairs_left_out} more</li>' if view.pairs_left_out else ""
+    return (
+        f'<h3>Colliding pairs <span class="count">both ways ≥ {threshold}</span></h3>'
+        f'<ul class="pairs">{"".join(items)}{more}</ul>'
+    )
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- token cost --------------------------------------------------------------------------
+COST_PARTS = (
+    ("resident", "resident", "name + description, in every request"),
+    ("body", "body", "SKILL.md, once triggered"),
+    ("references", "references", "loaded on demand"),
+    ("scripts", "scripts", "read on demand"),
+)
+
+
+def _cost_heading(view: CostView) -> str:
+    if view.unavailable or not view.costs:
+        return "Token cost"
+    return (
+        f"Token cost · every request pays {format_tokens(view.resident_total)} resident tokens "
+        f"({len(view.costs)} skills)"
+    )
+
+
+def _cost_values(cost: CostRow) -> tuple[int, int, int, int]:
+    return cost.resident, cost.body, cost.references_total, cost.scripts_total
+
+
+def _costs(view: CostView) -> str:
+    if view.unavailable:
+        return f'<p class="note">Token counts unavailable: {e(view.unavailable)}</p>'
+    if not view.costs:
+        return '<p class="empty">No skills.</p>'
+    shown = list(view.costs[:MAX_COST_ROWS])
+    left, plot, row, top = 190, 760, 22, 4
+    width = left + plot + 130  # room after the longest bar for its total and resident share
+    height = top + row * len(shown) + 2
+    most = max(sum(_cost_values(c)) for c in shown) or 1
+    parts = [
+        f'<svg class="cost-chart" viewBox="0 0 {width} {height}" width="100%" role="img" '
+        'aria-label="tokens per skill and loading layer">'
+    ]
+    for i, cost in enumerate(shown):
+        y = top + i * row
+        values = _cost_values(cost)
+        total = sum(values)
+        tip = f"{cost.name}: {total} tokens\n" + "\n".join(
+            f"{label} {value}"
+            for (_key, label, _what), value in zip(COST_PARTS, values, strict=True)
+        )
+        parts.append(
+            f'<g class="cost-row"><title>{e(tip)}</title>'
+            f'<text class="label" x="{left - 8}" y="{y + 15}" text-anchor="end">'
+            f"{e(_short(cost.name, 26))}</text>"
+        )
+        x = float(left)
+        for (key, label, what), value in zip(COST_PARTS, values, strict=True):
+            if not value:
+                continue
+            w = plot * value / most
+            parts.append(
+                f'<rect class="cost {key}" x="{x:.1f}" y="{y + 3}" width="{max(w, 2):.1f}" '
+                f'height="{row - 7}"><title>{label}: {value} tokens ({what})</title></rect>'
+            )
+            x += max(w, 2)
+        parts.append(
+            f'<text x="{x + 6:.1f}" y="{y + 15}"><tspan class="value">{format_tokens(total)}'
+            f'</tspan><tspan class="label"> · {cost.resident} resident</tspan></text></g>'
+        )
+    parts.append("</svg>")
+    items = "".join(
+        f'<span class="key"><span class="swatch cost {key}"></span> {label} '
+        f'<span class="what">({what})</span></span>'
+        for key, label, what in COST_PARTS
+    )
+    more = len(view.costs) - len(shown)
+    note = ""
+    if more > 0:
+        # The ones left out still cost every request their resident share: say how much.
+        rest = sum(c.resident for c in view.costs[MAX_COST_ROWS:])
+        note = (
+            f'<p class="note">… and {more} more skills, {format_tokens(rest)} resident tokens '
+            "between them</p>"
+        )
+    return "".join(parts) + f'<p class="legend">{items}</p>' + note
 
 
 # -- projects ----------------------------------------------------------------------------
@@ -733,3 +950,39 @@ footer{color:var(--mute);font-size:12px;margin-top:22px;text-align:center}
 @media (max-width:760px){.project{grid-template-columns:72px 1fr}.pipeline-wrap{grid-column:1/-1}
 .cover{width:72px;height:72px}}
 """
+STYLE += """.matrix-wrap{overflow-x:auto;margin:4px 0 6px}
+.matrix{border-collapse:separate;border-spacing:2px;font-size:11px}
+.matrix th{font-weight:500;color:var(--mute)}
+.matrix th.row{text-align:right;padding-right:6px;white-space:nowrap}
+.matrix th.col{vertical-align:bottom;padding:0 0 4px}
+.matrix th.col span{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap}
+.matrix td{width:26px;min-width:26px;height:22px;text-align:center;border-radius:3px;
+font-variant-numeric:tabular-nums}
+.matrix td.self{background:var(--line)}
+.matrix td.clash,.swatch.clash{outline:2px solid var(--error);outline-offset:-2px}
+.swatch{display:inline-block;width:12px;height:12px;border-radius:2px;vertical-align:-2px;
+background:var(--lane)}
+.scale{margin:0 16px 0 0;white-space:nowrap}.scale .swatch{margin:0 1px}
+.card h3{font-size:14px;margin:14px 0 4px}
+.pairs{list-style:none;padding:0;margin:0}
+.pairs li{display:flex;gap:10px;align-items:baseline;flex-wrap:wrap;border-top:1px solid
+var(--line);padding:5px 0}
+.pairs .shares{font-weight:600;font-variant-numeric:tabular-nums}
+.pairs .shared{color:var(--mute)}
+.cost-chart{display:block}
+rect.cost.resident{fill:var(--accent)}rect.cost.body{fill:var(--information)}
+rect.cost.references{fill:var(--ok)}rect.cost.scripts{fill:var(--mute)}
+.swatch.cost.resident{background:var(--accent)}.swatch.cost.body{background:var(--information)}
+.swatch.cost.references{background:var(--ok)}.swatch.cost.scripts{background:var(--mute)}
+.legend .what{opacity:.8}
+"""
+# Tenth-step shades of the similarity matrix: classes, since the policy allows no style attribute.
+STYLE += (
+    "".join(
+        f".sim{k}{{background:color-mix(in srgb,var(--accent) {k * 9}%,var(--lane))"
+        + (";color:#fff" if k >= 5 else "")
+        + "}"
+        for k in range(11)
+    )
+    + "\n"
+)

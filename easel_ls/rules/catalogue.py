@@ -71,7 +71,7 @@ CATALOGUE: tuple[Rule, ...] = (
     Rule('TS001', 'unpaired-test', 'error', 'TS', '`tests/N.prompt` without `tests/N.expected`, or the reverse', fix='unsafe', fix_title='unsafe: create the missing half'),
     Rule('TS002', 'empty-expected', 'warning', 'TS', '`.expected` has no keyword or pattern', fix=None, fix_title=''),
     Rule('TS003', 'invalid-pattern', 'error', 'TS', 'a pattern line in `.expected` that does not compile', fix=None, fix_title=''),
-    Rule('RT001', 'request-misrouted', 'warning', 'RT', 'a request the skill says it serves (a quoted trigger phrase of its description, a `tests/N.prompt`) reaches another skill first, or ties with one, on the resident metadata alone', fix=None, fix_title=''),
+    Rule('RT001', 'request-misrouted', 'warning', 'RT', 'a request the skill says it serves (a quoted trigger phrase of its description, a `tests/N.prompt`) reaches another skill first, or ties with one, on the resident metadata alone', fix=None, fix_title='', opt_in=True),
     Rule('RT002', 'description-collision', 'warning', 'RT', 'two descriptions are similar enough that a request for one reaches the other, and neither names the other', fix=None, fix_title='', opt_in=True),
     Rule('RT003', 'resident-cost', 'info', 'RT', 'resident metadata over its token budget: one description (`description-token-budget`), or the whole workspace (`resident-token-budget`)', fix=None, fix_title='', opt_in=True),
     Rule('EZ001', 'unused-suppression', 'warning', 'EZ', 'a suppression comment that suppresses nothing', fix=None, fix_title=''),

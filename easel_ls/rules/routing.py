@@ -13,13 +13,14 @@ instead of one dependency per SKILL.md, so a warm run stays one stat per file.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
 from easel_ls.findings import Location, Range
 from easel_ls.model.routing import (
     Phrase,
-    boundary_spans,
-    normalise,
     RoutingIndex,
     SkillCard,
+    boundary_spans,
+    normalise,
     trigger_phrases,
 )
 from easel_ls.model.text import TextDocument
@@ -179,9 +180,11 @@ def _phrases_reach(ctx: Context, state: RoutingState, meta: SkillMeta) -> None:
     handed_on = boundary_spans(
         normalise(description), tuple(ctx.option("boundary-words")), set(ctx.workspace.skills)
     )
+    asked: set[str] = set()
     for phrase in trigger_phrases(description, quotes, cues):
-        if any(phrase.start in span for span in handed_on):
-            continue
+        if any(phrase.start in span for span in handed_on) or phrase.text in asked:
+            continue  # handed on, or quoted twice: one request, one finding
+        asked.add(phrase.text)
         loss = _describe_loss(state.index, phrase.text, own)
         if loss is None:
             continue
@@ -190,9 +193,7 @@ def _phrases_reach(ctx: Context, state: RoutingState, meta: SkillMeta) -> None:
         other = state.metas.get(winner)
         related = []
         if other is not None and other.description_range is not None:
-            related.append(
-                Location(other.skill.skill_md, other.description_range, f"`{winner}`")
-            )
+            related.append(Location(other.skill.skill_md, other.description_range, f"`{winner}`"))
         ctx.report(
             "RT001",
             rng,
@@ -253,8 +254,10 @@ def _resident_cost(ctx: Context, state: RoutingState, meta: SkillMeta) -> None:
         workspace_budget = int(ctx.option("resident-token-budget"))
         costs = {name: resident_tokens(m.card) for name, m in state.metas.items()}
         total = sum(costs.values())
-        if total > workspace_budget and costs and max(costs, key=lambda n: (costs[n], n)) == (
-            ctx.skill.name if ctx.skill else ""
+        if (
+            total > workspace_budget
+            and costs
+            and max(costs, key=lambda n: (costs[n], n)) == (ctx.skill.name if ctx.skill else "")
         ):
             ctx.report(
                 "RT003",

@@ -50,6 +50,6 @@ def code_lenses(ws: Workspace, doc: TextDocument) -> list[Lens]:
 
             cost = cost_lens(ws, doc)
             if cost is not None:  # above the frontmatter: what the skill costs, layer by layer
-                found = [Lens(cost[0], cost[1]), *found]
+                found = [*found, Lens(cost[0], cost[1])]
         return found
     return []

@@ -203,6 +203,7 @@ def routing_hover(ws: Workspace, doc: TextDocument, pos: Position) -> tuple[str,
     )
     if not on_key and not _within(value_range, pos):
         return None
+    # The value's prose has no hover of its own (only its quoted requests do).
     state = state_of(ws)
     meta = state.metas.get(skill.name)
     if meta is None:
@@ -217,13 +218,18 @@ def routing_hover(ws: Workspace, doc: TextDocument, pos: Position) -> tuple[str,
             rng = phrase_range(meta, phrase)
             if rng is not None and _within(rng, pos):
                 return phrase_hover(state, skill.name, phrase), rng
-    return description_hover(ws, state, meta), key_range if on_key else value_range
+        return None
+    return description_hover(ws, state, meta), key_range
 
 
 def _within(rng: Range, pos: Position) -> bool:
-    return (rng.start.line, rng.start.character) <= (pos.line, pos.character) <= (
-        rng.end.line,
-        rng.end.character,
+    return (
+        (rng.start.line, rng.start.character)
+        <= (pos.line, pos.character)
+        <= (
+            rng.end.line,
+            rng.end.character,
+        )
     )
 
 

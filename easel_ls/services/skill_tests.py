@@ -576,9 +576,10 @@ class Command:
     def complete(self, messages: Sequence[Message]) -> Answer:
         stdin = plain_text_prompt(messages).encode("utf-8", "replace")
         posix = os.name == "posix"
+        argv = list(self.argv)
         try:
             process = subprocess.Popen(
-                self.argv,
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -719,7 +720,7 @@ class AnswerCache:
             self.folder.mkdir(parents=True, exist_ok=True)
             ignore = self.folder.parent / ".gitignore"
             if not ignore.exists():  # the same guard `check`'s cache writes
-                ignore.write_text("# Created by easel-ls\n*\n", encoding="utf-8")
+                atomic_write_bytes(ignore, b"# Created by easel-ls\n*\n", durable=False)
             # No fsync: a lost entry costs one call; the rename never leaves half a file.
             atomic_write_bytes(self._path(key), data, durable=False)
         except OSError:

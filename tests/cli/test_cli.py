@@ -93,7 +93,7 @@ def test_rule_docs(tmp_path: Path) -> None:
     assert one.returncode == 0 and "unknown-option (CM002)" in one.stdout
     assert "**What it does**" in one.stdout
     everything = run("rule", "--all", cwd=tmp_path).stdout
-    assert everything.count("**What it does**") == 66
+    assert everything.count("**What it does**") == 69
     assert run("rule", "CM999", cwd=tmp_path).returncode == 2
 
 

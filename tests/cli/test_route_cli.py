@@ -59,11 +59,13 @@ def test_route_prints_the_ranking_with_words_and_margin(tmp_path: Path) -> None:
 
 def test_route_json_names_paths_scores_and_layers(tmp_path: Path) -> None:
     write(tmp_path, WORKSPACE)
-    done = run("route", "把这个做成图文", ".", "--output-format", "json", "--top", "2", cwd=tmp_path)
+    done = run(
+        "route", "把这个做成图文", ".", "--output-format", "json", "--top", "2", cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
     payload = json.loads(done.stdout)
     assert payload["skills"] == 3
-    assert [r["name"] for r in payload["ranking"]][0] == "card-maker"
+    assert payload["ranking"][0]["name"] == "card-maker"
     assert len(payload["ranking"]) <= 2
     first = payload["ranking"][0]
     assert first["path"] == "skills/openclaw/card-maker/SKILL.md"
@@ -94,7 +96,7 @@ def test_a_cached_routing_finding_follows_another_skills_description(tmp_path: P
         "skills/openclaw/card-maker/tests/1.expected": "数据\n",
     }
     write(tmp_path, files)
-    args = ("check", ".", "--select", "RT", "--output-format", "concise")
+    args = ("check", ".", "--select", "RT001", "--output-format", "concise")
     first = run(*args, cwd=tmp_path)
     assert "RT001" in first.stdout and "`review-desk` first" in first.stdout
     assert run(*args, cwd=tmp_path).stdout == first.stdout  # from the cache

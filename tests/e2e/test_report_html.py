@@ -1,8 +1,8 @@
 """The HTML report in a real browser: `easel-ls report --html` on the views fixture, opened in
 Debian's headless Chromium with playwright-core (tests/e2e/report/shoot.js). The page loads with
 no console errors (a Content-Security-Policy violation would be one), fetches nothing beyond its
-own file, its inline style applies, the charts have bars, the pipelines their lanes, and the
-embedded cover decodes.
+own file, its inline style applies, the charts have bars, the routing matrix its shaded cells,
+the token chart a bar per skill, the pipelines their lanes, and the embedded cover decodes.
 
 The screenshot goes to $EASEL_E2E_SCREENSHOTS (default: the test's temp dir) as report.png;
 `EASEL_E2E_SCREENSHOTS=docs/media pytest tests/e2e/test_report_html.py` refreshes the README's."""
@@ -64,4 +64,7 @@ def test_report_renders_in_chromium_without_errors(tmp_path: Path) -> None:
     assert seen["laneLabels"][:5] == ["discover", "plan", "produce", "publish", "attribute"]
     assert seen["coverLoaded"] is True
     assert seen["rules"] >= 5
+    # Six look-alike skills: all in the matrix, 46 % of each other (the shade class sim5).
+    assert seen["matrixRows"] == 6 and seen["matrixShaded"] == 30
+    assert seen["costRows"] == 7 and all(width > 1 for width in seen["costWidths"])
     assert shot.stat().st_size > 10_000

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
+from easel_ls.config import ConfigResolver
 from easel_ls.findings import Finding
+from easel_ls.workspace import Workspace
 
 
 def skill(name: str, description: str, layer: str = "produce") -> str:
@@ -40,6 +46,25 @@ STRAY_REVIEW = (
     "发布后复盘：读曝光、阅读、点赞、收藏、评论和涨粉数据，对比同类账号，找出流量问题并给出"
     "封面、标题、发布时间的改进建议。用户说“帮我复盘一下”“帮我写小红书笔记”时使用。"
 )
+
+
+# RT001 is opt-in (see its doc): every workspace here selects it.
+SELECT = 'extend-select = ["RT001"]\n'
+
+
+@pytest.fixture
+def make_workspace(tmp_path):
+    """The rules' workspace builder, with RT001 selected unless the files bring a config."""
+
+    def build(files):
+        for rel, text in {"easel-ls.toml": SELECT, **files}.items():
+            path = tmp_path / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        root = Path(tmp_path).resolve()
+        return Workspace(root=root, config=ConfigResolver(stop_at=root))
+
+    return build
 
 
 def codes(findings: list[Finding], code: str) -> list[Finding]:
@@ -131,7 +156,10 @@ def test_look_alikes_stay_quiet(make_workspace, check):
     )
     assert codes(check(ws, "skills/openclaw/card-maker/SKILL.md"), "RT001") == []
     # The same quote outside the boundary clause is claimed, and lost.
-    claiming = handing.replace("不负责用户说“帮我写一篇小红书笔记”这类写作，交给 `note-writer`", "用户说“帮我写一篇小红书笔记”")
+    claiming = handing.replace(
+        "不负责用户说“帮我写一篇小红书笔记”这类写作，交给 `note-writer`",
+        "用户说“帮我写一篇小红书笔记”",
+    )
     ws = make_workspace({"skills/openclaw/card-maker/SKILL.md": claiming})
     found = codes(check(ws, "skills/openclaw/card-maker/SKILL.md"), "RT001")
     assert [f.message for f in found if "帮我写一篇小红书笔记" in f.message]
@@ -150,7 +178,7 @@ def test_collisions_are_opt_in_and_need_no_boundary(make_workspace, check):
     ws = make_workspace(
         {
             **files,
-            "easel-ls.toml": 'extend-select = ["RT002"]\nrouting-collision-threshold = 0.4\n',
+            "easel-ls.toml": 'extend-select = ["RT001", "RT002"]\nrouting-collision-threshold = 0.4\n',
         }
     )
     found = codes(check(ws, "skills/openclaw/video-cut/SKILL.md"), "RT002")
@@ -158,7 +186,12 @@ def test_collisions_are_opt_in_and_need_no_boundary(make_workspace, check):
     assert "shared:" in found[0].message
     # Naming the neighbour draws the boundary.
     bounded = cut.replace("时使用。", "时使用；加封面交给 `video-clip`。")
-    ws = make_workspace({"skills/openclaw/video-cut/SKILL.md": bounded})
+    ws = make_workspace(
+        {
+            "skills/openclaw/video-cut/SKILL.md": bounded,
+            "easel-ls.toml": 'extend-select = ["RT002"]\nrouting-collision-threshold = 0.4\n',
+        }
+    )
     assert codes(check(ws, "skills/openclaw/video-cut/SKILL.md"), "RT002") == []
     assert codes(check(ws, "skills/openclaw/video-clip/SKILL.md"), "RT002") == []
 
@@ -172,7 +205,10 @@ def test_resident_cost_is_opt_in_and_counted_in_tokens(make_workspace, check):
     ws = make_workspace(files)
     assert codes(check(ws, "skills/openclaw/card-maker/SKILL.md"), "RT003") == []
     ws = make_workspace(
-        {**files, "easel-ls.toml": 'extend-select = ["RT003"]\nresident-token-budget = 300\n'}
+        {
+            **files,
+            "easel-ls.toml": 'extend-select = ["RT001", "RT003"]\nresident-token-budget = 300\n',
+        }
     )
     found = codes(check(ws, "skills/openclaw/card-maker/SKILL.md"), "RT003")
     messages = " | ".join(f.message for f in found)
@@ -182,7 +218,9 @@ def test_resident_cost_is_opt_in_and_counted_in_tokens(make_workspace, check):
 
 
 def test_configured_quotes_and_cues(make_workspace, check):
-    text = STRAY_REVIEW.replace("用户说“帮我复盘一下”“帮我写小红书笔记”时使用", "客户讲《帮我写小红书笔记》")
+    text = STRAY_REVIEW.replace(
+        "用户说“帮我复盘一下”“帮我写小红书笔记”时使用", "客户讲《帮我写小红书笔记》"
+    )
     stray = skill("review-desk", text, "attribute")
     files = {
         "skills/openclaw/note-writer/SKILL.md": WRITER,
@@ -191,6 +229,9 @@ def test_configured_quotes_and_cues(make_workspace, check):
     ws = make_workspace(files)
     assert codes(check(ws, "skills/openclaw/review-desk/SKILL.md"), "RT001") == []
     ws = make_workspace(
-        {**files, "easel-ls.toml": 'trigger-quotes = ["《》"]\ntrigger-phrase-cues = ["讲"]\n'}
+        {
+            **files,
+            "easel-ls.toml": SELECT + 'trigger-quotes = ["《》"]\ntrigger-phrase-cues = ["讲"]\n',
+        }
     )
     assert len(codes(check(ws, "skills/openclaw/review-desk/SKILL.md"), "RT001")) == 1

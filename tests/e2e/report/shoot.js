@@ -42,6 +42,15 @@ const [file, shot] = process.argv.slice(2);
       ),
       coverLoaded: cover ? cover.complete && cover.naturalWidth > 0 : false,
       rules: document.querySelectorAll("details.rule").length,
+      // The routing matrix shades by class: a shade that the policy blocked would be transparent.
+      matrixRows: document.querySelectorAll("table.matrix tbody tr").length,
+      matrixShaded: [...document.querySelectorAll("table.matrix td.sim5")].filter(
+        (td) => getComputedStyle(td).backgroundColor !== "rgba(0, 0, 0, 0)"
+      ).length,
+      costRows: document.querySelectorAll("svg.cost-chart g.cost-row").length,
+      costWidths: [...document.querySelectorAll("svg.cost-chart rect.cost")].map(
+        (r) => r.getBoundingClientRect().width
+      ),
     };
   });
   await page.screenshot({ path: shot, fullPage: true });
