@@ -143,6 +143,14 @@ def _describe_loss(index: RoutingIndex, request: str, own: str) -> tuple[str, fl
     return winner, own_score - score
 
 
+def description_of(state: RoutingState, name: str) -> list[Location]:
+    """Where ``name``'s description is written: the related location of a routing finding."""
+    meta = state.metas.get(name)
+    if meta is None or meta.description_range is None:
+        return []
+    return [Location(meta.skill.skill_md, meta.description_range, f"`{name}`")]
+
+
 def _loss_message(request: str, own: str, winner: str, margin: float) -> str:
     if margin >= 0:
         return (
@@ -190,10 +198,7 @@ def _phrases_reach(ctx: Context, state: RoutingState, meta: SkillMeta) -> None:
             continue
         winner, margin = loss
         rng = phrase_range(meta, phrase) or meta.description_range or Range.line_start(0)
-        other = state.metas.get(winner)
-        related = []
-        if other is not None and other.description_range is not None:
-            related.append(Location(other.skill.skill_md, other.description_range, f"`{winner}`"))
+        related = description_of(state, winner)
         ctx.report(
             "RT001",
             rng,
@@ -294,10 +299,7 @@ def routing_of_test(ctx: Context) -> None:
         return
     winner, margin = loss
     shown = request if len(request) <= 40 else request[:39] + "…"
-    other = state.metas.get(winner)
-    related = []
-    if other is not None and other.description_range is not None:
-        related.append(Location(other.skill.skill_md, other.description_range, f"`{winner}`"))
+    related = description_of(state, winner)
     ctx.report(
         "RT001",
         Range.line_start(0),
